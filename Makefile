@@ -1,0 +1,38 @@
+# Makefile -- the two commands of the README, and a few helpers around CMake.
+#   make demo   install missing Debian packages, build, diagnose the bundled example job
+#   make test   install missing Debian packages, build, run every test (plain and ASan+UBSan)
+BUILD ?= build
+ASAN_BUILD ?= build-asan
+JOBS ?= $(shell nproc 2>/dev/null || echo 2)
+
+.PHONY: all deps build demo test test-fast test-asan bench lint clean
+
+all: build
+
+deps:
+	@sh scripts/install-deps.sh
+
+build: deps
+	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+	@cmake --build $(BUILD) -j $(JOBS)
+
+demo: build
+	@echo "== ddx diagnose examples/nccl-timeout-rank-oom/"
+	-@$(BUILD)/ddx diagnose examples/nccl-timeout-rank-oom/
+
+test: deps build test-fast test-asan
+
+test-fast: build
+	@cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+
+test-asan: deps
+	@cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DDDX_SANITIZE=ON >/dev/null
+	@cmake --build $(ASAN_BUILD) -j $(JOBS)
+	@cd $(ASAN_BUILD) && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+		ctest --output-on-failure -j $(JOBS) -LE slow
+
+bench: build
+	@sh bench/run.sh
+
+clean:
+	rm -rf $(BUILD) $(ASAN_BUILD)

@@ -1,0 +1,105 @@
+/* ddx.h -- the public C API of ddx, a differential diagnosis of failed distributed training jobs.
+ *
+ * The library reads what a failed job left behind (logs, environment dumps, configs, flight-
+ * recorder dumps), matches every line against a knowledge base of known failures and returns a
+ * report: findings ranked best first, each traced to the lines and facts that moved it.
+ *
+ * Rules of the API:
+ * - Every function that can fail returns DDX_OK or a negative DDX_E* code and fills the optional
+ *   ddx_error with a message naming the input and what to do.
+ * - The library never prints and never exits.
+ * - Handles are opaque. A ddx_kb is read-only once opened and may be shared by threads; a
+ *   ddx_job and the report it produces belong to one thread at a time.
+ * - Strings returned by ddx_*_get* functions are borrowed: valid until the owning handle is freed.
+ */
+#ifndef DDX_H
+#define DDX_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(DDX_BUILDING) && defined(__GNUC__)
+#define DDX_API __attribute__((visibility("default")))
+#else
+#define DDX_API
+#endif
+
+#define DDX_VERSION "0.1.0"
+#define DDX_SCHEMA 1
+
+enum ddx_status {
+    DDX_OK = 0,
+    DDX_EINVAL = -1,   /* bad argument or bad usage */
+    DDX_ENOMEM = -2,   /* out of memory */
+    DDX_EIO = -3,      /* an input could not be read */
+    DDX_EFORMAT = -4,  /* an input or reference is malformed */
+    DDX_ENOTFOUND = -5 /* no such reference, file or fact */
+};
+
+typedef struct ddx_error {
+    int code;           /* one of enum ddx_status */
+    char message[512];  /* "references/nccl/x.md:12: unknown key 'severty'" */
+} ddx_error;
+
+typedef struct ddx_kb ddx_kb;         /* the compiled knowledge base */
+typedef struct ddx_job ddx_job;       /* the inputs of one job being diagnosed */
+typedef struct ddx_report ddx_report; /* the result of ddx_job_diagnose */
+
+/* ---- knowledge base ---------------------------------------------------------------------- */
+
+/* Opens the built-in knowledge base, plus the references in user_dir when it is not NULL. */
+DDX_API int ddx_kb_open(ddx_kb **out, const char *user_dir, ddx_error *err);
+DDX_API void ddx_kb_close(ddx_kb *kb);
+/* Loads only the references under dir (no built-in ones): what `ddx lint DIR` checks. */
+DDX_API int ddx_kb_open_dir(ddx_kb **out, const char *dir, ddx_error *err);
+
+DDX_API size_t ddx_kb_count(const ddx_kb *kb);
+/* The JSON of reference i (or of the reference named id): borrowed JSON text, NULL if none. */
+DDX_API const char *ddx_kb_ref_id(const ddx_kb *kb, size_t i);
+DDX_API int ddx_kb_find(const ddx_kb *kb, const char *id, size_t *index);
+DDX_API int ddx_kb_write_ref_json(const ddx_kb *kb, size_t i, int full, FILE *out, ddx_error *err);
+DDX_API int ddx_kb_write_ref_text(const ddx_kb *kb, size_t i, int color, FILE *out, ddx_error *err);
+
+/* ---- jobs and diagnosis ------------------------------------------------------------------ */
+
+DDX_API int ddx_job_new(ddx_job **out, const ddx_kb *kb, ddx_error *err);
+DDX_API void ddx_job_free(ddx_job *job);
+/* Adds a file, a directory (recursively), an archive, a compressed file, or "-" for stdin.
+ * Nothing is read until ddx_job_diagnose. Fails with DDX_EIO when path does not exist. */
+DDX_API int ddx_job_add_path(ddx_job *job, const char *path, ddx_error *err);
+/* Adds an in-memory input; the buffer is copied. */
+DDX_API int ddx_job_add_buffer(ddx_job *job, const char *name, const void *data, size_t len,
+                               ddx_error *err);
+
+enum ddx_diagnose_flags {
+    DDX_DIAG_ALL = 1 << 0 /* keep low-confidence candidates in the report */
+};
+DDX_API int ddx_job_diagnose(ddx_job *job, int flags, ddx_report **out, ddx_error *err);
+
+/* ---- the report -------------------------------------------------------------------------- */
+
+DDX_API void ddx_report_free(ddx_report *rep);
+DDX_API size_t ddx_report_count(const ddx_report *rep);      /* diagnoses kept */
+DDX_API const char *ddx_report_id(const ddx_report *rep, size_t i);
+DDX_API double ddx_report_confidence(const ddx_report *rep, size_t i);
+DDX_API const char *ddx_report_level(const ddx_report *rep, size_t i); /* confirmed|likely|possible */
+DDX_API int ddx_report_culprit_rank(const ddx_report *rep);  /* -1 when unknown */
+/* Warnings about inputs that could not be read (the scan went on); borrowed strings. */
+DDX_API size_t ddx_report_warning_count(const ddx_report *rep);
+DDX_API const char *ddx_report_warning(const ddx_report *rep, size_t i);
+
+DDX_API int ddx_report_write_json(const ddx_report *rep, FILE *out, ddx_error *err);
+enum ddx_text_flags {
+    DDX_TEXT_COLOR = 1 << 0,
+    DDX_TEXT_VERBOSE = 1 << 1 /* every candidate, every evidence line, facts, timeline */
+};
+DDX_API int ddx_report_write_text(const ddx_report *rep, int flags, FILE *out, ddx_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,34 @@
+#!/bin/sh
+# install-deps.sh -- install the Debian packages ddx needs to build and test.
+#
+# Idempotent: asks dpkg which packages are missing and installs only those,
+# through sudo when not root. Used by `make demo` and `make test`.
+# Set DDX_WITH_TORCH=1 to add Debian's CPU PyTorch for the live scenario tests.
+set -eu
+
+pkgs="build-essential cmake pkg-config libvectorscan-dev libpcre2-dev libyaml-dev \
+libjansson-dev zlib1g-dev libzstd-dev liblzma-dev libarchive-dev libcmocka-dev ripgrep"
+if [ "${DDX_WITH_TORCH:-0}" = 1 ]; then
+    pkgs="$pkgs python3 python3-torch"
+fi
+
+missing=""
+for p in $pkgs; do
+    if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+        missing="$missing $p"
+    fi
+done
+[ -z "$missing" ] && exit 0
+
+if [ "$(id -u)" -eq 0 ]; then
+    sudo=""
+elif command -v sudo >/dev/null 2>&1; then
+    sudo="sudo"
+else
+    echo "install-deps: missing packages:$missing; run as root or install sudo" >&2
+    exit 1
+fi
+echo "install-deps: installing$missing" >&2
+$sudo env DEBIAN_FRONTEND=noninteractive apt-get update -qq
+# shellcheck disable=SC2086
+$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $missing >&2
