@@ -6,8 +6,9 @@
 # Set DDX_WITH_TORCH=1 to add Debian's CPU PyTorch for the live scenario tests.
 set -eu
 
-pkgs="build-essential cmake pkg-config libvectorscan-dev libpcre2-dev libyaml-dev \
-libjansson-dev zlib1g-dev libzstd-dev liblzma-dev libarchive-dev libcmocka-dev ripgrep"
+pkgs="build-essential g++ cmake pkg-config libvectorscan-dev libpcre2-dev libyaml-dev \
+libjansson-dev zlib1g-dev libzstd-dev liblzma-dev libbz2-dev nettle-dev libarchive-dev \
+libcmocka-dev ripgrep hyperfine"
 if [ "${DDX_WITH_TORCH:-0}" = 1 ]; then
     pkgs="$pkgs python3 python3-torch"
 fi

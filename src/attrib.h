@@ -7,9 +7,11 @@
  *   and timestamps: glog "E0501 12:00:01.123456 1234 file.cc:12]", Python logging
  *   "2024-05-01 12:00:01,123", ISO 8601 "2024-05-01T12:00:01.123Z", DeepSpeed
  *   "[2024-05-01 12:00:01,123] [INFO]", NCCL "host:pid:tid [dev] NCCL INFO" (host and pid),
- *   torch 2.4+ "[rank3]:[E0501 12:00:01.123456789 ProcessGroupNCCL.cpp:1234]".
+ *   torch 2.4+ "[rank3]:[E0501 12:00:01.123456789 ProcessGroupNCCL.cpp:1234]", and more (the
+ *   table in attrib.c is the list).
  * Per-rank file names ("rank_3.log", "rank3.txt", "log.rank-3", SLURM "%t" outputs like
- * "job-1234-3.out", torchrun --log-dir "<run_id>/attempt_0/3/stderr.log") give a default rank.
+ * "job-1234-3.out", torchrun --log-dir "<run_id>/attempt_0/3/stderr.log") give a default rank:
+ * see dx_attrib_rank_from_name.
  *
  * Pure functions over borrowed text: no allocation, safe on any bytes.
  */
@@ -35,6 +37,8 @@ typedef struct dx_attr {
     dx_str host;       /* borrowed from the line; n == 0 when unknown */
     size_t body;       /* offset of the message after every recognised prefix */
     unsigned recognised; /* bit set of DX_PFX_* that matched */
+    char level;        /* severity a prefix named: 'T' trace, 'D' debug, 'I' info, 'W' warning,
+                        * 'E' error, 'F' fatal/critical; 0 unknown */
 } dx_attr;
 
 enum {
@@ -49,20 +53,46 @@ enum {
     DX_PFX_ISO = 1u << 8,             /* 2024-05-01T12:00:01Z */
     DX_PFX_DEEPSPEED = 1u << 9,       /* [2024-05-01 12:00:01,123] [INFO] */
     DX_PFX_NCCL = 1u << 10,           /* host:pid:tid [dev] NCCL INFO */
-    DX_PFX_TORCH_GLOG = 1u << 11      /* [E0501 12:00:01.123456789 ProcessGroupNCCL.cpp:12] */
+    DX_PFX_TORCH_GLOG = 1u << 11,     /* [E0501 12:00:01.123456789 ProcessGroupNCCL.cpp:12] */
+    DX_PFX_TIME_BRACKET = 1u << 12,   /* [2024-05-01 12:00:01] (no level after it; NCCL 2.26+) */
+    DX_PFX_CTIME = 1u << 13,          /* Tue Nov 27 13:49:06 2018 (mpirun --timestamp-output) */
+    DX_PFX_PYLOG_LEVEL = 1u << 14     /* ERROR:torch.distributed.elastic...api: (basicConfig) */
 };
 
-/* Attributes one line (without its newline). Never reads past line[n-1]. */
+/* The recogniser's short name for one DX_PFX_* bit ("torchrun-rank", "glog", ...), or NULL. */
+DX_HIDDEN const char *dx_attrib_prefix_name(unsigned flag);
+
+/* Attributes one line (without its newline). Never reads past line[n-1]; line may be NULL.
+ * When nested prefixes disagree, the outermost that names a rank, local rank, pid or host wins;
+ * a time is replaced only by a later one that has a year where the first had none. Each prefix
+ * takes one blank after it, so indentation after the last prefix stays in the body. */
 DX_HIDDEN void dx_attrib_line(const char *line, size_t n, dx_attr *out);
 
-/* The rank a file's name implies, or -1. Sets *is_local when the number is a local rank
- * (torchrun --log-dir layouts). path is the member's relative path. */
+/* The rank a file's name implies, or -1. Sets *is_local (may be NULL) to 1 when the number is a
+ * local rank, else 0. path is the member's relative path, NUL-terminated. Accepted, first match
+ * wins:
+ *   torchrun --log-dir ".../attempt_<k>/<n>/{stdout,stderr}.log" or ".../error.json": local n;
+ *   in the file's name, "rank" or then "worker" (any case) at the start or after '_' '-' '.',
+ *     an optional '_' '-' '.', digits, then the end or '_' '-' '.': "rank_3.log", "rank3.txt",
+ *     "rank-3.out", "log.rank-3", "node0_rank3.log", "worker_3.log", "nccl_trace_rank_3";
+ *     "local_rank3" / "localrank3" are local; "node_rank", "group_rank", "tp_rank" (and pp, dp,
+ *     ep, cp, sp, mp) are no rank at all;
+ *   SLURM "%t": "<name>[-_.]<jobid>[-_.]<task>.out|.err" with a job id of 3+ digits and a task id
+ *     without leading zeros ("slurm-1234_3.out", "job.1234.3.out"); note that an array job's
+ *     "slurm-%A_%a.out" has the same shape, so this is only a default;
+ *   a parent directory named like the first rule: "logs/rank3/stdout.txt".
+ * "resnet50.log", "2024-05-01.log", "llama3_8b.log", "rank3of8.log" give -1. */
 DX_HIDDEN int dx_attrib_rank_from_name(const char *path, int *is_local);
 
-/* A sortable key in microseconds; missing year/date are taken from def (may be NULL -> 0). */
+/* A sortable key in microseconds since 1970-01-01 (zone ignored: local times count as UTC).
+ * A missing date (month 0) is taken from def, a missing year (0) from def's year; without
+ * them 1970-01-01 / 1970 stand in. def may be NULL. */
 DX_HIDDEN int64_t dx_time_key(const dx_time *t, const dx_time *def);
 
-/* Formats as ISO 8601 ("2024-05-01T12:00:01.123456Z", or "12:00:01.123456" without a date). */
+/* Formats as ISO 8601: "2024-05-01T12:00:01.123456Z" when tz_known, without the "Z" for a local
+ * time, "--05-01T12:00:01.123456" without a year (glog), "12:00:01.123456" without a date.
+ * snprintf's contract: returns the full length, writes at most cap bytes, NUL-terminated when
+ * cap > 0 (buf may be NULL when cap is 0). */
 DX_HIDDEN size_t dx_time_format(const dx_time *t, char *buf, size_t cap);
 
 #endif

@@ -1,0 +1,27 @@
+/* cli.h -- what the command files of the ddx CLI share. */
+#ifndef DDX_CLI_H
+#define DDX_CLI_H
+
+#include "dx.h"
+
+typedef struct cli_args {
+    int json, all, verbose, full, patterns, no_builtin;
+    int color;           /* -1 auto, 0 never, 1 always */
+    const char *kb_dir;
+    const char *category;
+    double min_top1, min_top3, min_neg, min_culprit; /* -1: no floor */
+    char **args;
+    size_t nargs;
+} cli_args;
+
+int cli_fail(const char *fmt, ...) DX_PRINTF(1, 2);
+int cli_color(const cli_args *a);
+int cli_open_kb(const cli_args *a, ddx_kb **kb);
+
+int cli_diagnose(cli_args *a);
+int cli_refs(cli_args *a);
+int cli_show(cli_args *a);
+int cli_lint(cli_args *a);
+int cli_eval(cli_args *a);
+
+#endif

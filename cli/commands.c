@@ -1,0 +1,156 @@
+/* commands.c -- ddx diagnose, refs, show and lint. */
+#include "cli.h"
+
+#include <ctype.h>
+#include <sys/stat.h>
+
+#include "kb.h"
+#include "lint.h"
+
+int cli_diagnose(cli_args *a)
+{
+    if (!a->nargs)
+        return cli_fail("diagnose: give at least one PATH (a log, a folder, an archive, or - for "
+                        "standard input); see 'ddx diagnose --help'");
+    ddx_kb *kb = NULL;
+    ddx_job *job = NULL;
+    ddx_report *rep = NULL;
+    ddx_error e = {0};
+    int status = 2;
+    if (cli_open_kb(a, &kb))
+        return 2;
+    if (ddx_job_new(&job, kb, &e)) {
+        cli_fail("%s", e.message);
+        goto done;
+    }
+    int stdin_seen = 0;
+    for (size_t i = 0; i < a->nargs; i++) {
+        if (!strcmp(a->args[i], "-") && stdin_seen++)
+            continue;
+        if (ddx_job_add_path(job, a->args[i], &e)) {
+            cli_fail("%s", e.message);
+            goto done;
+        }
+    }
+    if (ddx_job_diagnose(job, a->all ? DDX_DIAG_ALL : 0, &rep, &e)) {
+        cli_fail("%s", e.message);
+        goto done;
+    }
+    int rc;
+    if (a->json)
+        rc = ddx_report_write_json(rep, stdout, &e);
+    else
+        rc = ddx_report_write_text(rep, (cli_color(a) ? DDX_TEXT_COLOR : 0) |
+                                            (a->verbose ? DDX_TEXT_VERBOSE : 0),
+                                   stdout, &e);
+    if (rc || fflush(stdout)) {
+        cli_fail("%s", e.message[0] ? e.message : "cannot write the output");
+        goto done;
+    }
+    status = ddx_report_count(rep) ? 1 : 0;
+done:
+    ddx_report_free(rep);
+    ddx_job_free(job);
+    ddx_kb_close(kb);
+    return status;
+}
+
+static int icontains(const char *hay, const char *needle)
+{
+    if (!hay)
+        return 0;
+    size_t n = strlen(needle);
+    for (; *hay; hay++) {
+        size_t i = 0;
+        while (i < n && hay[i] && tolower((unsigned char)hay[i]) == tolower((unsigned char)needle[i]))
+            i++;
+        if (i == n)
+            return 1;
+    }
+    return n == 0;
+}
+
+int cli_refs(cli_args *a)
+{
+    if (a->nargs > 1)
+        return cli_fail("refs: give at most one QUERY; see 'ddx refs --help'");
+    const char *q = a->nargs ? a->args[0] : NULL;
+    ddx_kb *kb = NULL;
+    if (cli_open_kb(a, &kb))
+        return 2;
+    ddx_error e = {0};
+    size_t shown = 0;
+    if (a->json && !a->patterns)
+        fputs("[", stdout);
+    for (size_t i = 0; i < kb->nrefs; i++) {
+        const dx_ref *r = kb->refs[i];
+        if (a->category && strcmp(a->category, r->category) != 0)
+            continue;
+        if (q && !icontains(r->id, q) && !icontains(r->title, q) && !icontains(r->category, q) &&
+            !icontains(r->summary, q))
+            continue;
+        if (a->patterns) {
+            for (size_t k = 0; k < r->nsignals; k++)
+                printf("%s\n", r->signals[k].pattern);
+        } else if (a->json) {
+            fputs(shown ? ",\n" : "\n", stdout);
+            ddx_kb_write_ref_json(kb, i, a->full, stdout, &e);
+        } else
+            printf("%-42s %-18s %s\n", r->id, r->category, r->title);
+        shown++;
+    }
+    if (a->json && !a->patterns)
+        fputs("]\n", stdout);
+    else if (!shown)
+        fprintf(stderr, "ddx: no reference matches%s%s\n", q ? " " : "", q ? q : "");
+    ddx_kb_close(kb);
+    return 0;
+}
+
+int cli_show(cli_args *a)
+{
+    if (a->nargs != 1)
+        return cli_fail("show: give one reference ID (list them with 'ddx refs')");
+    ddx_kb *kb = NULL;
+    if (cli_open_kb(a, &kb))
+        return 2;
+    size_t idx;
+    int status = 0;
+    ddx_error e = {0};
+    if (ddx_kb_find(kb, a->args[0], &idx)) {
+        /* help the user find it: suggest references whose id contains the query */
+        status = cli_fail("no reference '%s'; try 'ddx refs %s'", a->args[0], a->args[0]);
+    } else if (a->json ? ddx_kb_write_ref_json(kb, idx, 1, stdout, &e)
+                       : ddx_kb_write_ref_text(kb, idx, cli_color(a), stdout, &e)) {
+        status = cli_fail("%s", e.message);
+    }
+    ddx_kb_close(kb);
+    return status;
+}
+
+int cli_lint(cli_args *a)
+{
+    if (a->nargs > 1)
+        return cli_fail("lint: give at most one DIR");
+    const char *dir = a->nargs ? a->args[0] : "references";
+    struct stat st;
+    if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
+        return cli_fail("lint: %s is not a folder of references (<category>/<id>.md)%s", dir,
+                        a->nargs ? "" : "; give the folder to check");
+    dx_buf problems = {0};
+    dx_lint_stats stats;
+    ddx_error e = {0};
+    int rc = dx_lint_dir(dir, 1, NULL, &problems, &stats, &e);
+    if (problems.n)
+        fputs(problems.p, stdout);
+    dx_buf_fini(&problems);
+    if (rc == DDX_EFORMAT) {
+        printf("%s\n", e.message);
+        return 1;
+    }
+    if (rc)
+        return cli_fail("%s", e.message);
+    printf("%s: %zu references valid, %zu examples rank their reference first\n", dir,
+           stats.refs, stats.examples);
+    return 0;
+}

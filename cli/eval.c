@@ -1,0 +1,301 @@
+/* eval.c -- ddx eval: accuracy on a labelled corpus (the format of shared/corpus).
+ *
+ * Each case is a folder: the job's files plus case.json with "expected" (reference ids, best
+ * first), "other" (negative-* marks a log that must produce no finding), and "culprit_rank".
+ * ddx sees every file of the case except case.json. A case is right at top-1 when the first
+ * diagnosis is any expected id, at top-3 when one of the first three is; a negative (or a case
+ * that expects nothing) is clean when no diagnosis reaches `likely`. Figures are printed for
+ * the whole corpus and per category (the case folder's name up to its last '-').
+ */
+#include "cli.h"
+
+#include <dirent.h>
+#include <jansson.h>
+#include <sys/stat.h>
+
+#include "diag.h"
+
+typedef struct tally {
+    char name[32];
+    unsigned cases, pos, top1, top3, neg, clean, cul, culok;
+} tally;
+
+typedef struct eval_state {
+    tally total;
+    tally cats[64];
+    size_t ncats;
+    int verbose, json;
+    json_t *jcases;
+} eval_state;
+
+static tally *cat_of(eval_state *st, const char *case_name)
+{
+    char name[32];
+    const char *dash = strrchr(case_name, '-');
+    size_t n = dash ? (size_t)(dash - case_name) : strlen(case_name);
+    if (n >= sizeof name)
+        n = sizeof name - 1;
+    memcpy(name, case_name, n);
+    name[n] = '\0';
+    for (size_t i = 0; i < st->ncats; i++)
+        if (!strcmp(st->cats[i].name, name))
+            return &st->cats[i];
+    if (st->ncats == DX_ARRAY_LEN(st->cats))
+        return &st->cats[st->ncats - 1];
+    tally *t = &st->cats[st->ncats++];
+    memset(t, 0, sizeof *t);
+    memcpy(t->name, name, n + 1);
+    return t;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static char **list_names(const char *dir, size_t *n)
+{
+    DIR *d = opendir(dir);
+    char **v = NULL;
+    size_t cap = 0;
+    *n = 0;
+    if (!d)
+        return NULL;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        if (e->d_name[0] == '.')
+            continue;
+        if (dx_grow((void **)&v, &cap, *n + 1, sizeof(char *)))
+            break;
+        v[(*n)++] = dx_strdup(e->d_name);
+    }
+    closedir(d);
+    if (*n)
+        qsort(v, *n, sizeof(char *), cmp_str);
+    return v;
+}
+
+static void free_names(char **v, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        dx_free(v[i]);
+    dx_free(v);
+}
+
+static int expected_has(json_t *exp, const char *id)
+{
+    size_t i;
+    json_t *v;
+    json_array_foreach(exp, i, v) if (json_is_string(v) && !strcmp(json_string_value(v), id))
+        return 1;
+    return 0;
+}
+
+static void add(tally *t, int pos, int top1, int top3, int neg, int clean, int cul, int culok)
+{
+    t->cases++;
+    t->pos += pos;
+    t->top1 += top1;
+    t->top3 += top3;
+    t->neg += neg;
+    t->clean += clean;
+    t->cul += cul;
+    t->culok += culok;
+}
+
+static int run_case(eval_state *st, const ddx_kb *kb, const char *dir, const char *name)
+{
+    dx_buf p = {0};
+    json_error_t je;
+    dx_buf_addf(&p, "%s/case.json", dir);
+    json_t *cj = json_load_file(p.p, 0, &je);
+    dx_buf_fini(&p);
+    if (!cj)
+        return cli_fail("eval: %s/case.json: %s (line %d)", dir, je.text, je.line);
+    json_t *exp = json_object_get(cj, "expected");
+    const char *other = json_string_value(json_object_get(cj, "other"));
+    json_t *jcul = json_object_get(cj, "culprit_rank");
+    if (!json_is_array(exp)) {
+        json_decref(cj);
+        return cli_fail("eval: %s/case.json: 'expected' must be a list of reference ids", dir);
+    }
+    int negative = json_array_size(exp) == 0 || (other && !strncmp(other, "negative", 8));
+
+    ddx_job *job = NULL;
+    ddx_report *rep = NULL;
+    ddx_error e = {0};
+    size_t nfiles;
+    char **files = list_names(dir, &nfiles);
+    int rc = ddx_job_new(&job, kb, &e);
+    for (size_t i = 0; !rc && i < nfiles; i++) {
+        if (!strcmp(files[i], "case.json"))
+            continue;
+        dx_buf_addf(&p, "%s/%s", dir, files[i]);
+        rc = ddx_job_add_path(job, p.p, &e);
+        dx_buf_fini(&p);
+    }
+    free_names(files, nfiles);
+    if (!rc)
+        rc = ddx_job_diagnose(job, 0, &rep, &e);
+    if (rc) {
+        ddx_job_free(job);
+        json_decref(cj);
+        return cli_fail("eval: %s: %s", dir, e.message);
+    }
+    size_t n = ddx_report_count(rep);
+    int top1 = 0, top3 = 0, clean = 1;
+    for (size_t i = 0; i < n; i++) {
+        if (expected_has(exp, ddx_report_id(rep, i))) {
+            top1 |= i == 0;
+            top3 |= i < 3;
+        }
+        if (ddx_report_confidence(rep, i) >= 0.5)
+            clean = 0;
+    }
+    int has_cul = json_is_integer(jcul);
+    int culok = has_cul && ddx_report_culprit_rank(rep) == (int)json_integer_value(jcul);
+    add(&st->total, !negative, !negative && top1, !negative && top3, negative,
+        negative && clean, has_cul, culok);
+    add(cat_of(st, name), !negative, !negative && top1, !negative && top3, negative,
+        negative && clean, has_cul, culok);
+    int right = negative ? clean : top1;
+    if (st->json) {
+        json_t *o = json_object();
+        json_object_set_new(o, "case", json_string(name));
+        json_object_set_new(o, "expected", json_deep_copy(exp));
+        json_object_set_new(o, "got", n ? json_string(ddx_report_id(rep, 0)) : json_null());
+        json_object_set_new(o, "confidence", json_real(n ? ddx_report_confidence(rep, 0) : 0));
+        json_object_set_new(o, "right", json_boolean(right));
+        json_object_set_new(o, "culprit_expected", has_cul ? json_deep_copy(jcul) : json_null());
+        int cr = ddx_report_culprit_rank(rep);
+        json_object_set_new(o, "culprit", cr >= 0 ? json_integer(cr) : json_null());
+        json_array_append_new(st->jcases, o);
+    } else if (st->verbose && (!right || (has_cul && !culok))) {
+        printf("%-10s %-5s expected %s%s, got %s (%.2f)", name, right ? "ok" : "MISS",
+               negative ? "nothing" : json_string_value(json_array_get(exp, 0)),
+               json_array_size(exp) > 1 ? ",..." : "", n ? ddx_report_id(rep, 0) : "nothing",
+               n ? ddx_report_confidence(rep, 0) : 0.0);
+        if (has_cul)
+            printf("; culprit %lld, got %d", (long long)json_integer_value(jcul),
+                   ddx_report_culprit_rank(rep));
+        putchar('\n');
+    }
+    ddx_report_free(rep);
+    ddx_job_free(job);
+    json_decref(cj);
+    return 0;
+}
+
+static int is_case(const char *dir)
+{
+    dx_buf p = {0};
+    struct stat s;
+    dx_buf_addf(&p, "%s/case.json", dir);
+    int yes = stat(p.p, &s) == 0;
+    dx_buf_fini(&p);
+    return yes;
+}
+
+static double pct(unsigned a, unsigned b) { return b ? 100.0 * a / b : 100.0; }
+
+static void print_tally(const tally *t, const char *label)
+{
+    printf("%-8s cases %3u  top-1 %3u/%-3u %5.1f%%  top-3 %5.1f%%  negatives clean %u/%u "
+           "%5.1f%%  culprit %u/%u %5.1f%%\n",
+           label, t->cases, t->top1, t->pos, pct(t->top1, t->pos), pct(t->top3, t->pos),
+           t->clean, t->neg, pct(t->clean, t->neg), t->culok, t->cul, pct(t->culok, t->cul));
+}
+
+static json_t *jtally(const tally *t)
+{
+    json_t *o = json_object();
+    json_object_set_new(o, "cases", json_integer(t->cases));
+    json_object_set_new(o, "top1", json_real(pct(t->top1, t->pos)));
+    json_object_set_new(o, "top3", json_real(pct(t->top3, t->pos)));
+    json_object_set_new(o, "negatives_clean", json_real(pct(t->clean, t->neg)));
+    json_object_set_new(o, "culprit", json_real(pct(t->culok, t->cul)));
+    json_object_set_new(o, "positives", json_integer(t->pos));
+    json_object_set_new(o, "negatives", json_integer(t->neg));
+    json_object_set_new(o, "culprit_cases", json_integer(t->cul));
+    return o;
+}
+
+int cli_eval(cli_args *a)
+{
+    if (!a->nargs)
+        return cli_fail("eval: give at least one corpus folder (case folders with case.json)");
+    ddx_kb *kb = NULL;
+    if (cli_open_kb(a, &kb))
+        return 2;
+    eval_state st;
+    memset(&st, 0, sizeof st);
+    st.verbose = a->verbose;
+    st.json = a->json;
+    st.jcases = json_array();
+    int rc = 0;
+    for (size_t i = 0; i < a->nargs && !rc; i++) {
+        const char *root = a->args[i];
+        struct stat s;
+        if (stat(root, &s) != 0 || !S_ISDIR(s.st_mode)) {
+            rc = cli_fail("eval: %s is not a folder of cases", root);
+            break;
+        }
+        if (is_case(root)) {
+            const char *base = strrchr(root, '/');
+            rc = run_case(&st, kb, root, base ? base + 1 : root);
+            continue;
+        }
+        size_t n;
+        char **names = list_names(root, &n);
+        for (size_t k = 0; k < n && !rc; k++) {
+            dx_buf p = {0};
+            dx_buf_addf(&p, "%s/%s", root, names[k]);
+            if (stat(p.p, &s) == 0 && S_ISDIR(s.st_mode) && is_case(p.p))
+                rc = run_case(&st, kb, p.p, names[k]);
+            dx_buf_fini(&p);
+        }
+        free_names(names, n);
+    }
+    ddx_kb_close(kb);
+    if (rc) {
+        json_decref(st.jcases);
+        return rc;
+    }
+    if (!st.total.cases) {
+        json_decref(st.jcases);
+        return cli_fail("eval: no case folders (with a case.json) found");
+    }
+    if (a->json) {
+        json_t *o = json_object();
+        json_object_set_new(o, "total", jtally(&st.total));
+        json_t *cats = json_object();
+        for (size_t i = 0; i < st.ncats; i++)
+            json_object_set_new(cats, st.cats[i].name, jtally(&st.cats[i]));
+        json_object_set_new(o, "categories", cats);
+        json_object_set_new(o, "cases", st.jcases);
+        json_dumpf(o, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+        putchar('\n');
+        json_decref(o);
+    } else {
+        json_decref(st.jcases);
+        for (size_t i = 0; i < st.ncats; i++)
+            print_tally(&st.cats[i], st.cats[i].name);
+        print_tally(&st.total, "total");
+    }
+    const tally *t = &st.total;
+    int below = 0;
+    struct {
+        double floor, value;
+        const char *what;
+    } floors[] = {{a->min_top1, pct(t->top1, t->pos), "top-1"},
+                  {a->min_top3, pct(t->top3, t->pos), "top-3"},
+                  {a->min_neg, pct(t->clean, t->neg), "negatives clean"},
+                  {a->min_culprit, pct(t->culok, t->cul), "culprit rank"}};
+    for (size_t i = 0; i < DX_ARRAY_LEN(floors); i++)
+        if (floors[i].floor >= 0 && floors[i].value + 1e-9 < floors[i].floor) {
+            fprintf(stderr, "ddx eval: %s %.1f%% is below the floor %.1f%%\n", floors[i].what,
+                    floors[i].value, floors[i].floor);
+            below = 1;
+        }
+    return below;
+}

@@ -1,0 +1,913 @@
+/* diag.c -- a job and its diagnosis: read every input, turn confirmed matches into events,
+ * score every reference as additive log-odds, and rank them.
+ *
+ * Reading: each input is walked (input.c); a member is classified; configs feed facts; logs are
+ * scanned chunk by chunk. Vectorscan proposes (line, signal) candidates, PCRE2 confirms them,
+ * and each confirmed hit becomes an event attributed to a rank and a time (attrib.c). Memory is
+ * bounded by the number of signals and ranks: each signal keeps its earliest DX_HITS_KEEP
+ * events and a count.
+ *
+ * Scoring (every term is recorded as a contribution with its reason, so the report can say
+ * what moved each number):
+ *   logit = ln(prior / (1 - prior))
+ *         + the weight of each signal seen (its first, earliest hit; `against` subtracts)
+ *         + each context condition that holds (+w) or is contradicted by a known fact (-w)
+ *         + DX_EARLIEST_ROOT when its root line is the earliest root failure of the job
+ *         - DX_NO_ROOT when it has no root line while another reference has one.
+ * Confidence is a softmax over the candidates and an explicit "nothing known" outcome whose
+ * logit is 0, so a log with a lone weak line stays quiet.
+ */
+#include "diag.h"
+
+#include <errno.h>
+#include <math.h>
+#include <sys/stat.h>
+
+#include "match.h"
+
+#define DX_EARLIEST_ROOT 0.7
+#define DX_NO_ROOT 1.0
+#define DX_KEEP_MIN 0.25   /* a candidate below this confidence is reported only with --all */
+#define DX_KEEP_MAX 5
+#define DX_TIMELINE_MAX 60
+#define DX_CONFIG_MAX (16u << 20)
+
+/* ==== the job ============================================================================== */
+
+typedef struct job_input {
+    char *path;       /* NULL for a buffer */
+    char *name;
+    char *data;
+    size_t len;
+} job_input;
+
+struct ddx_job {
+    const ddx_kb *kb;
+    job_input *in;
+    size_t n, cap;
+};
+
+int ddx_job_new(ddx_job **out, const ddx_kb *kb, ddx_error *err)
+{
+    if (!out || !kb)
+        return dx_err(err, DDX_EINVAL, "ddx_job_new: no knowledge base");
+    *out = dx_calloc(1, sizeof(ddx_job));
+    if (!*out)
+        return dx_err(err, DDX_ENOMEM, "out of memory");
+    (*out)->kb = kb;
+    return DDX_OK;
+}
+
+void ddx_job_free(ddx_job *job)
+{
+    if (!job)
+        return;
+    for (size_t i = 0; i < job->n; i++) {
+        dx_free(job->in[i].path);
+        dx_free(job->in[i].name);
+        dx_free(job->in[i].data);
+    }
+    dx_free(job->in);
+    dx_free(job);
+}
+
+int ddx_job_add_path(ddx_job *job, const char *path, ddx_error *err)
+{
+    if (!path || !*path)
+        return dx_err(err, DDX_EINVAL, "empty input path");
+    struct stat st;
+    if (strcmp(path, "-") != 0 && stat(path, &st) != 0)
+        return dx_err(err, DDX_EIO, "%s: %s (check the path; pass log files, folders or "
+                      "archives)", path, strerror(errno));
+    if (dx_grow((void **)&job->in, &job->cap, job->n + 1, sizeof(job_input)) != DDX_OK)
+        return dx_err(err, DDX_ENOMEM, "out of memory");
+    job_input *in = &job->in[job->n];
+    memset(in, 0, sizeof *in);
+    if (!(in->path = dx_strdup(path)))
+        return dx_err(err, DDX_ENOMEM, "out of memory");
+    job->n++;
+    return DDX_OK;
+}
+
+int ddx_job_add_buffer(ddx_job *job, const char *name, const void *data, size_t len,
+                       ddx_error *err)
+{
+    if (dx_grow((void **)&job->in, &job->cap, job->n + 1, sizeof(job_input)) != DDX_OK)
+        return dx_err(err, DDX_ENOMEM, "out of memory");
+    job_input *in = &job->in[job->n];
+    memset(in, 0, sizeof *in);
+    in->name = dx_strdup(name ? name : "buffer");
+    in->data = dx_malloc(len ? len : 1);
+    if (!in->name || !in->data) {
+        dx_free(in->name);
+        dx_free(in->data);
+        return dx_err(err, DDX_ENOMEM, "out of memory");
+    }
+    if (len)
+        memcpy(in->data, data, len);
+    in->len = len;
+    job->n++;
+    return DDX_OK;
+}
+
+/* ==== text helpers ========================================================================= */
+
+const char *dx_level_name(double c)
+{
+    return c >= 0.8 ? "confirmed" : c >= 0.5 ? "likely" : "possible";
+}
+
+/* Length of the valid UTF-8 sequence at p (1..4), or 0 when invalid. */
+static size_t utf8_len(const unsigned char *p, size_t n)
+{
+    if (p[0] < 0x80)
+        return 1;
+    size_t len = (p[0] & 0xE0) == 0xC0 ? 2 : (p[0] & 0xF0) == 0xE0 ? 3 : (p[0] & 0xF8) == 0xF0 ? 4 : 0;
+    if (!len || len > n || (len == 2 && p[0] < 0xC2))
+        return 0;
+    for (size_t i = 1; i < len; i++)
+        if ((p[i] & 0xC0) != 0x80)
+            return 0;
+    if (len == 3 && ((p[0] == 0xE0 && p[1] < 0xA0) || (p[0] == 0xED && p[1] >= 0xA0)))
+        return 0;
+    if (len == 4 && ((p[0] == 0xF0 && p[1] < 0x90) || p[0] > 0xF4 || (p[0] == 0xF4 && p[1] >= 0x90)))
+        return 0;
+    return len;
+}
+
+char *dx_clean_text(const char *s, size_t n, size_t max)
+{
+    const unsigned char *p = (const unsigned char *)s;
+    while (n && (p[n - 1] == ' ' || p[n - 1] == '\t'))
+        n--;
+    dx_buf b = {0};
+    size_t i = 0;
+    while (i < n) {
+        if (b.n + 4 > max) {
+            dx_buf_add(&b, "...", 3);
+            break;
+        }
+        size_t l = utf8_len(p + i, n - i);
+        if (l == 0) {
+            dx_buf_add(&b, "\xEF\xBF\xBD", 3); /* U+FFFD */
+            i++;
+        } else if (l == 1 && (p[i] < 0x20 || p[i] == 0x7F)) {
+            dx_buf_addc(&b, p[i] == '\t' ? ' ' : '?');
+            i++;
+        } else {
+            dx_buf_add(&b, p + i, l);
+            i += l;
+        }
+    }
+    if (!b.p && dx_buf_add(&b, "", 0) != DDX_OK)
+        return NULL;
+    return b.p;
+}
+
+/* ==== reading ============================================================================== */
+
+typedef struct scan_state {
+    ddx_report *rep;
+    const ddx_kb *kb;
+    dx_scan *scan;
+    ddx_error *err;
+    int year;          /* the year of the first full date seen: fills glog times */
+    int rc;
+} scan_state;
+
+static int add_warning(ddx_report *rep, const char *msg)
+{
+    if (rep->nwarnings >= 100)
+        return DDX_OK;
+    if (dx_grow((void **)&rep->warnings, &rep->capwarnings, rep->nwarnings + 1, sizeof(char *)))
+        return DDX_ENOMEM;
+    if (!(rep->warnings[rep->nwarnings] = dx_strdup(msg)))
+        return DDX_ENOMEM;
+    rep->nwarnings++;
+    return DDX_OK;
+}
+
+static void on_warn(void *ud, const char *msg)
+{
+    scan_state *st = ud;
+    add_warning(st->rep, msg);
+}
+
+static int add_rank(int **arr, size_t *n, size_t *cap, int rank, size_t max)
+{
+    size_t lo = 0, hi = *n;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if ((*arr)[mid] < rank)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo < *n && (*arr)[lo] == rank)
+        return DDX_OK;
+    if (*n >= max)
+        return DDX_OK;
+    if (dx_grow((void **)arr, cap, *n + 1, sizeof(int)))
+        return DDX_ENOMEM;
+    memmove(*arr + lo + 1, *arr + lo, (*n - lo) * sizeof(int));
+    (*arr)[lo] = rank;
+    (*n)++;
+    return DDX_OK;
+}
+
+/* a before b: by time when both have one, else by reading order */
+static int event_before(const dx_event *a, const dx_event *b)
+{
+    if (a->has_time && b->has_time && a->tkey != b->tkey)
+        return a->tkey < b->tkey;
+    return a->seq < b->seq;
+}
+
+static void event_fini(dx_event *e)
+{
+    dx_free(e->text);
+    dx_free(e->caps);
+    e->text = e->caps = NULL;
+}
+
+static const dx_sighits no_hits;
+
+/* The hits of signal s (an empty record when it has none). */
+static const dx_sighits *hits_of(const ddx_report *rep, size_t s)
+{
+    return rep->hits[s] ? rep->hits[s] : &no_hits;
+}
+
+static int record_hit(scan_state *st, uint32_t sig, const dx_event *proto, const char *line,
+                      size_t len)
+{
+    if (!st->rep->hits[sig] && !(st->rep->hits[sig] = dx_calloc(1, sizeof(dx_sighits))))
+        return DDX_ENOMEM;
+    dx_sighits *h = st->rep->hits[sig];
+    h->count++;
+    if (proto->rank >= 0) {
+        int dup = 0;
+        for (size_t i = 0; i < h->nranks; i++)
+            dup |= h->ranks[i] == proto->rank;
+        if (!dup && h->nranks < DX_ARRAY_LEN(h->ranks))
+            h->ranks[h->nranks++] = proto->rank;
+    }
+    /* keep the earliest DX_HITS_KEEP events */
+    size_t pos = h->nev;
+    while (pos > 0 && event_before(proto, &h->ev[pos - 1]))
+        pos--;
+    if (pos >= DX_HITS_KEEP)
+        return DDX_OK;
+    if (h->nev == DX_HITS_KEEP)
+        event_fini(&h->ev[--h->nev]);
+    memmove(&h->ev[pos + 1], &h->ev[pos], (h->nev - pos) * sizeof(dx_event));
+    dx_event *e = &h->ev[pos];
+    *e = *proto;
+    e->text = dx_clean_text(line, len, 400);
+    e->caps = NULL;
+    dx_buf caps = {0};
+    const char *name;
+    dx_str v;
+    for (size_t i = 0; dx_scan_capture_at(st->scan, i, &name, &v); i++) {
+        if (!v.p)
+            continue;
+        char *val = dx_clean_text(v.p, v.n, 120);
+        dx_buf_addf(&caps, "%s%s=%s", caps.n ? ", " : "", name, val ? val : "");
+        dx_free(val);
+    }
+    e->caps = caps.p;
+    h->nev++;
+    if (!e->text)
+        return DDX_ENOMEM;
+    return DDX_OK;
+}
+
+static int parse_int(dx_str s)
+{
+    long v = 0;
+    if (!s.n || s.n > 9)
+        return -1;
+    for (size_t i = 0; i < s.n; i++) {
+        if (s.p[i] < '0' || s.p[i] > '9')
+            return -1;
+        v = v * 10 + (s.p[i] - '0');
+    }
+    return (int)v;
+}
+
+static int scan_log(scan_state *st, const dx_member *m, dx_reader *r, dx_input_info *info,
+                    uint32_t input_index)
+{
+    const ddx_kb *kb = st->kb;
+    int is_local = 0;
+    int file_rank = dx_attrib_rank_from_name(m->name ? m->name : m->path, &is_local);
+    dx_time last_time;
+    int have_last_time = 0;
+    memset(&last_time, 0, sizeof last_time);
+    dx_chunk c;
+    int rc;
+    while ((rc = dx_reader_next(r, &c, st->err)) > 0) {
+        const dx_cand *cands;
+        size_t ncands, ci = 0;
+        rc = dx_scan_chunk(st->scan, c.data, c.len, &cands, &ncands, st->err);
+        if (rc)
+            return rc;
+        uint64_t lineno = c.first_line;
+        size_t off = 0;
+        while (off < c.len) {
+            const char *line = c.data + off;
+            const char *nl = memchr(line, '\n', c.len - off);
+            size_t len = nl ? (size_t)(nl - line) : c.len - off;
+            dx_attr a;
+            dx_attrib_line(line, len, &a);
+            int rank = a.rank >= 0 ? a.rank : a.local_rank >= 0 ? a.local_rank : file_rank;
+            if (a.has_time) {
+                if (a.time.year)
+                    st->year = st->year ? st->year : a.time.year;
+                last_time = a.time;
+                have_last_time = 1;
+            }
+            if (rank >= 0 && add_rank(&info->ranks, &info->nranks, &info->capranks, rank, 4096))
+                return DDX_ENOMEM;
+            for (; ci < ncands && cands[ci].line == off; ci++) {
+                uint32_t sig = cands[ci].sig;
+                if (!dx_scan_confirm(st->scan, sig, line, len))
+                    continue;
+                if (kb->sig_ref[sig] == UINT32_MAX) {
+                    if ((rc = dx_fact_extract(kb->sig_idx[sig], st->scan, &st->rep->facts,
+                                              m->path, lineno)))
+                        return rc;
+                    continue;
+                }
+                if (info->kind != DX_KIND_LOG)
+                    continue; /* env dumps and configs give facts, not failures */
+                const dx_signal *sg = kb->sigs[sig];
+                if (sg->role == DX_ROLE_NOISE) {
+                    st->rep->noise_lines++;
+                    continue;
+                }
+                dx_event ev = {0};
+                ev.input = input_index;
+                ev.line = lineno;
+                ev.rank = rank;
+                dx_str cr;
+                if (ev.rank < 0 && dx_scan_capture(st->scan, "rank", &cr))
+                    ev.rank = parse_int(cr);
+                ev.has_time = have_last_time;
+                ev.time = last_time;
+                ev.seq = ((uint64_t)input_index << 40) | lineno;
+                if ((rc = record_hit(st, sig, &ev, line, len)))
+                    return rc;
+            }
+            lineno++;
+            off += len + 1;
+        }
+        info->lines = lineno - 1;
+    }
+    info->bytes = dx_reader_bytes(r);
+    return rc;
+}
+
+static int on_member(void *ud, const dx_member *m, dx_reader *r)
+{
+    scan_state *st = ud;
+    ddx_report *rep = st->rep;
+    const char *head;
+    size_t nhead;
+    dx_reader_peek(r, &head, &nhead);
+    dx_kind kind = dx_input_classify(m->name ? m->name : m->path, head, nhead);
+    if (dx_grow((void **)&rep->inputs, &rep->capinputs, rep->ninputs + 1, sizeof(dx_input_info)))
+        return DDX_ENOMEM;
+    dx_input_info *info = &rep->inputs[rep->ninputs];
+    memset(info, 0, sizeof *info);
+    info->kind = kind;
+    if (!(info->path = dx_strdup(m->path)))
+        return DDX_ENOMEM;
+    uint32_t idx = (uint32_t)rep->ninputs++;
+    int rc = DDX_OK;
+    ddx_error e = {0};
+    if (kind == DX_KIND_CONFIG) {
+        char *text = NULL;
+        size_t len = 0;
+        rc = dx_reader_read_all(r, DX_CONFIG_MAX, &text, &len, &e);
+        if (rc == DDX_OK) {
+            info->bytes = len;
+            for (size_t i = 0; i < len; i++)
+                info->lines += text[i] == '\n';
+            rc = dx_facts_from_config(&rep->facts, m->path, text, len);
+        }
+        dx_free(text);
+    } else if (kind == DX_KIND_LOG || kind == DX_KIND_ENV) {
+        st->err = &e;
+        rc = scan_log(st, m, r, info, idx);
+    } else {
+        info->bytes = m->size_hint;
+        if (kind == DX_KIND_BINARY) {
+            dx_buf w = {0};
+            dx_buf_addf(&w, "%s: not text; skipped (pass the logs it holds as plain files or an "
+                        "archive)", m->path);
+            rc = add_warning(rep, dx_buf_cstr(&w));
+            dx_buf_fini(&w);
+        }
+    }
+    if (rc == DDX_ENOMEM)
+        return rc;
+    if (rc) {
+        /* a member that cannot be read to the end: keep what was read, warn, go on */
+        rc = add_warning(rep, e.message[0] ? e.message : "an input could not be read");
+    }
+    return rc;
+}
+
+/* ==== scoring ============================================================================== */
+
+static int add_contrib(dx_finding *f, double value, const char *fmt, ...) DX_PRINTF(3, 4);
+static int add_contrib(dx_finding *f, double value, const char *fmt, ...)
+{
+    if (dx_grow((void **)&f->contribs, &f->capcontribs, f->ncontribs + 1, sizeof(dx_contrib)))
+        return DDX_ENOMEM;
+    char buf[600];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    dx_contrib *c = &f->contribs[f->ncontribs];
+    c->value = value;
+    if (!(c->why = dx_strdup(buf)))
+        return DDX_ENOMEM;
+    f->ncontribs++;
+    f->logit += value;
+    return DDX_OK;
+}
+
+static const char *where(const ddx_report *rep, const dx_event *e, char *buf, size_t cap)
+{
+    if (e->rank >= 0)
+        snprintf(buf, cap, "%s:%llu, rank %d", rep->inputs[e->input].path,
+                 (unsigned long long)e->line, e->rank);
+    else
+        snprintf(buf, cap, "%s:%llu", rep->inputs[e->input].path, (unsigned long long)e->line);
+    return buf;
+}
+
+static void finding_fini(dx_finding *f)
+{
+    for (size_t i = 0; i < f->ncontribs; i++)
+        dx_free(f->contribs[i].why);
+    dx_free(f->contribs);
+    dx_free(f->evid);
+    dx_free(f->ranks);
+    for (size_t i = 0; i < f->nchecks; i++)
+        dx_free(f->checks[i].because);
+    dx_free(f->checks);
+}
+
+static int describe_fact(char *buf, size_t cap, const dx_fact *x)
+{
+    if (x->line)
+        return snprintf(buf, cap, "%s = %s, from %s:%llu", x->name, x->value, x->path,
+                        (unsigned long long)x->line);
+    return snprintf(buf, cap, "%s = %s, from %s", x->name, x->value, x->path);
+}
+
+/* Scores reference r into f; returns 0 with f->ref NULL when it is no candidate. */
+static int score_ref(ddx_report *rep, size_t ri, size_t first_sig, dx_finding *f)
+{
+    const ddx_kb *kb = rep->kb;
+    const dx_ref *r = kb->refs[ri];
+    memset(f, 0, sizeof *f);
+    if (!strcmp(r->kind, "noise"))
+        return DDX_OK;
+    int seen = 0;
+    for (size_t i = 0; i < r->nsignals; i++)
+        if (hits_of(rep, first_sig + i)->count && r->signals[i].role != DX_ROLE_AGAINST)
+            seen = 1;
+    double ctx_sum = 0;
+    int ctx_known = 0;
+    if (!seen && r->nsignals)
+        return DDX_OK;
+    if (!r->nsignals) {
+        /* a configuration reference proved by facts alone: every condition must hold */
+        for (size_t i = 0; i < r->ncontext; i++) {
+            int v = dx_cond_eval(&r->context[i], &rep->facts, NULL);
+            if (v != 1)
+                return DDX_OK;
+            ctx_known++;
+        }
+        if (!ctx_known)
+            return DDX_OK;
+    }
+    f->ref = r;
+    int rc;
+    char wbuf[300];
+    double p = r->prior;
+    if ((rc = add_contrib(f, log(p / (1 - p)), "prior: %.3g of real failures are this", p)))
+        return rc;
+    for (size_t i = 0; i < r->nsignals; i++) {
+        const dx_sighits *h = hits_of(rep, first_sig + i);
+        const dx_signal *s = &r->signals[i];
+        if (!h->count)
+            continue;
+        const dx_event *e = &h->ev[0];
+        double w = s->role == DX_ROLE_AGAINST ? -s->weight : s->weight;
+        rc = add_contrib(f, w, "%s line '%s' at %s%s", dx_role_name(s->role), s->id,
+                         where(rep, e, wbuf, sizeof wbuf),
+                         h->count > 1 ? " (and more)" : "");
+        if (rc)
+            return rc;
+        if (s->role == DX_ROLE_ROOT) {
+            if (!f->has_root || event_before(e, f->first))
+                f->first = e;
+            f->has_root = 1;
+            for (size_t k = 0; k < h->nev; k++)
+                if (h->ev[k].rank >= 0 &&
+                    (!f->first_ranked || event_before(&h->ev[k], f->first_ranked))) {
+                    f->first_ranked = &h->ev[k];
+                    break;
+                }
+        } else if (!f->has_root && s->role != DX_ROLE_AGAINST &&
+                   (!f->first || event_before(e, f->first)))
+            f->first = e;
+        for (size_t k = 0; k < h->nev; k++) {
+            if (dx_grow((void **)&f->evid, &f->capevid, f->nevid + 1, sizeof(dx_evid)))
+                return DDX_ENOMEM;
+            f->evid[f->nevid++] = (dx_evid){&h->ev[k], s, w};
+        }
+        for (size_t k = 0; k < h->nranks; k++)
+            if (s->role != DX_ROLE_AGAINST &&
+                add_rank(&f->ranks, &f->nranks, &f->capranks, h->ranks[k], 1024))
+                return DDX_ENOMEM;
+    }
+    for (size_t i = 0; i < r->ncontext; i++) {
+        const dx_cond *c = &r->context[i];
+        dx_fact *x = NULL;
+        int v = dx_cond_eval(c, &rep->facts, &x);
+        if (v < 0)
+            continue;
+        char fb[400];
+        if (x)
+            describe_fact(fb, sizeof fb, x);
+        else
+            snprintf(fb, sizeof fb, "no %s in the inputs", c->fact);
+        double w = v ? c->weight : -c->weight;
+        ctx_sum += w;
+        if ((rc = add_contrib(f, w, "%s%s%s (%s)", c->says ? c->says : c->fact,
+                              v ? "" : ": contradicted", "", fb)))
+            return rc;
+    }
+    (void)ctx_sum;
+    return DDX_OK;
+}
+
+static int cmp_evid(const void *a, const void *b)
+{
+    const dx_evid *x = a, *y = b;
+    if (event_before(x->ev, y->ev))
+        return -1;
+    if (event_before(y->ev, x->ev))
+        return 1;
+    return 0;
+}
+
+static int cmp_finding(const void *a, const void *b)
+{
+    const dx_finding *x = a, *y = b;
+    if (x->logit != y->logit)
+        return x->logit > y->logit ? -1 : 1;
+    return strcmp(x->ref->id, y->ref->id);
+}
+
+static int pick_variant(const ddx_report *rep, size_t first_sig, dx_finding *f)
+{
+    const dx_ref *r = f->ref;
+    double best = 0;
+    for (size_t v = 0; v < r->nvariants; v++) {
+        double w = 0;
+        for (size_t j = 0; j < r->variants[v].nsignals; j++)
+            for (size_t i = 0; i < r->nsignals; i++)
+                if (!strcmp(r->signals[i].id, r->variants[v].signals[j]) &&
+                    hits_of(rep, first_sig + i)->count)
+                    w += r->signals[i].weight;
+        if (w > best) {
+            best = w;
+            f->variant = &r->variants[v];
+        }
+    }
+    return DDX_OK;
+}
+
+static int resolve_checks(ddx_report *rep, dx_finding *f)
+{
+    const dx_ref *r = f->ref;
+    if (!r->nchecks)
+        return DDX_OK;
+    f->checks = dx_calloc(r->nchecks, sizeof(dx_checkres));
+    if (!f->checks)
+        return DDX_ENOMEM;
+    f->nchecks = r->nchecks;
+    for (size_t i = 0; i < r->nchecks; i++) {
+        const dx_check *c = &r->checks[i];
+        dx_checkres *cr = &f->checks[i];
+        char buf[500];
+        cr->chk = c;
+        if (!c->cond.fact) {
+            cr->status = DX_CHECK_NOT_VISIBLE;
+            snprintf(buf, sizeof buf, "check by hand%s%s", c->command ? ": " : "",
+                     c->command ? c->command : "");
+        } else {
+            dx_fact *x = NULL;
+            int v = dx_cond_eval(&c->cond, &rep->facts, &x);
+            cr->status = v < 0 ? DX_CHECK_NOT_VISIBLE : v ? DX_CHECK_CONFIRMED
+                                                           : DX_CHECK_CONTRADICTED;
+            if (x)
+                describe_fact(buf, sizeof buf, x);
+            else
+                snprintf(buf, sizeof buf, "%s is not in the inputs%s%s", c->cond.fact,
+                         c->command ? "; to see it: " : "", c->command ? c->command : "");
+        }
+        if (!(cr->because = dx_strdup(buf)))
+            return DDX_ENOMEM;
+    }
+    return DDX_OK;
+}
+
+static int cmp_tl(const void *a, const void *b)
+{
+    const dx_tl *x = a, *y = b;
+    if (event_before(x->ev, y->ev))
+        return -1;
+    if (event_before(y->ev, x->ev))
+        return 1;
+    return 0;
+}
+
+static int build_timeline(ddx_report *rep)
+{
+    const ddx_kb *kb = rep->kb;
+    size_t n = 0;
+    for (size_t s = 0; s < kb->nsig; s++)
+        if (kb->sig_ref[s] != UINT32_MAX)
+            n += hits_of(rep, s)->nev;
+    if (!n)
+        return DDX_OK;
+    rep->timeline = dx_calloc(n, sizeof(dx_tl));
+    if (!rep->timeline)
+        return DDX_ENOMEM;
+    for (size_t s = 0; s < kb->nsig; s++) {
+        if (kb->sig_ref[s] == UINT32_MAX)
+            continue;
+        for (size_t k = 0; k < hits_of(rep, s)->nev; k++)
+            rep->timeline[rep->ntimeline++] =
+                (dx_tl){&rep->hits[s]->ev[k], kb->refs[kb->sig_ref[s]], kb->sigs[s]};
+    }
+    qsort(rep->timeline, rep->ntimeline, sizeof(dx_tl), cmp_tl);
+    /* one entry per line: the same line can match several references */
+    size_t w = 0;
+    for (size_t i = 0; i < rep->ntimeline; i++) {
+        if (w && rep->timeline[w - 1].ev->seq == rep->timeline[i].ev->seq)
+            continue;
+        rep->timeline[w++] = rep->timeline[i];
+    }
+    rep->ntimeline = w < DX_TIMELINE_MAX ? w : DX_TIMELINE_MAX;
+    return DDX_OK;
+}
+
+/* Is every line that supports a also a line that supports b? Then a is another reading of the
+ * same evidence (often a more or less specific form of b), not a competing explanation. */
+static int evidence_within(const dx_finding *a, const dx_finding *b)
+{
+    for (size_t i = 0; i < a->nevid; i++) {
+        if (a->evid[i].weight <= 0)
+            continue;
+        int found = 0;
+        for (size_t j = 0; j < b->nevid && !found; j++)
+            found = b->evid[j].ev->seq == a->evid[i].ev->seq;
+        if (!found)
+            return 0;
+    }
+    return 1;
+}
+
+/* Confidence is a softmax over the explanations that compete with a candidate, plus the
+ * "nothing known" outcome (logit 0). Candidates resting on the same lines as each other do not
+ * compete (one is a reading of the other's evidence); candidates that explain different lines
+ * do. rep->f must be sorted best first. */
+static void confidences(ddx_report *rep)
+{
+    size_t n = rep->nf;
+    for (size_t i = 0; i < n; i++) {
+        dx_finding *f = &rep->f[i];
+        double z = 1.0 + exp(f->logit);
+        for (size_t j = 0; j < n; j++) {
+            if (j == i)
+                continue;
+            const dx_finding *g = &rep->f[j];
+            /* g competes unless one's evidence lies within the other's, or g is itself a
+             * reading of a better candidate's lines */
+            if (evidence_within(f, g) || evidence_within(g, f))
+                continue;
+            int subsumed = 0;
+            for (size_t k = 0; k < j && !subsumed; k++)
+                subsumed = k != i && evidence_within(g, &rep->f[k]);
+            if (!subsumed)
+                z += exp(g->logit);
+        }
+        f->confidence = exp(f->logit) / z;
+    }
+}
+
+static int score_all(ddx_report *rep)
+{
+    const ddx_kb *kb = rep->kb;
+    int rc;
+    rep->f = dx_calloc(kb->nrefs ? kb->nrefs : 1, sizeof(dx_finding));
+    size_t *first_sig = dx_calloc(kb->nrefs ? kb->nrefs : 1, sizeof(size_t));
+    size_t *fsig = dx_calloc(kb->nrefs ? kb->nrefs : 1, sizeof(size_t));
+    if (!rep->f || !first_sig || !fsig) {
+        dx_free(first_sig);
+        dx_free(fsig);
+        return DDX_ENOMEM;
+    }
+    for (size_t r = 0, s = 0; r < kb->nrefs; r++) {
+        first_sig[r] = s;
+        s += kb->refs[r]->nsignals;
+    }
+    for (size_t r = 0; r < kb->nrefs; r++) {
+        dx_finding f;
+        if ((rc = score_ref(rep, r, first_sig[r], &f))) {
+            finding_fini(&f);
+            goto done;
+        }
+        if (f.ref) {
+            fsig[rep->nf] = first_sig[r];
+            rep->f[rep->nf++] = f;
+        }
+    }
+    /* the differential: the earliest root failure outranks what it caused */
+    const dx_event *earliest = NULL;
+    for (size_t i = 0; i < rep->nf; i++)
+        if (rep->f[i].has_root && (!earliest || event_before(rep->f[i].first, earliest)))
+            earliest = rep->f[i].first;
+    char wbuf[300];
+    for (size_t i = 0; i < rep->nf && earliest; i++) {
+        dx_finding *f = &rep->f[i];
+        if (f->has_root && f->first->seq == earliest->seq)
+            rc = add_contrib(f, DX_EARLIEST_ROOT, "the earliest root failure in the job (%s)",
+                             where(rep, earliest, wbuf, sizeof wbuf));
+        else if (!f->has_root)
+            rc = add_contrib(f, -DX_NO_ROOT, "only consequences seen, while a root failure is "
+                             "at %s", where(rep, earliest, wbuf, sizeof wbuf));
+        else
+            rc = DDX_OK;
+        if (rc)
+            goto done;
+    }
+    for (size_t i = 0; i < rep->nf; i++) {
+        dx_finding *f = &rep->f[i];
+        qsort(f->evid, f->nevid, sizeof(dx_evid), cmp_evid);
+        if ((rc = pick_variant(rep, fsig[i], f)) || (rc = resolve_checks(rep, f)))
+            goto done;
+    }
+    qsort(rep->f, rep->nf, sizeof(dx_finding), cmp_finding);
+    confidences(rep);
+    for (size_t i = 0; i < rep->nf; i++) {
+        if (!rep->all && (rep->nkept >= DX_KEEP_MAX || rep->f[i].confidence < DX_KEEP_MIN))
+            break;
+        rep->nkept++;
+    }
+    rc = build_timeline(rep);
+done:
+    dx_free(first_sig);
+    dx_free(fsig);
+    return rc;
+}
+
+static void find_culprit(ddx_report *rep)
+{
+    rep->culprit = -1;
+    if (!rep->nkept)
+        return;
+    const dx_finding *f = &rep->f[0];
+    const dx_event *e = f->first_ranked;
+    if (e && f->has_root) {
+        rep->culprit = e->rank;
+        char buf[300];
+        snprintf(buf, sizeof buf, "the first root failure of %s is on rank %d (%s:%llu)",
+                 f->ref->id, e->rank, rep->inputs[e->input].path, (unsigned long long)e->line);
+        rep->culprit_why = dx_strdup(buf);
+    }
+}
+
+/* ==== the entry point ====================================================================== */
+
+int ddx_job_diagnose(ddx_job *job, int flags, ddx_report **out, ddx_error *err)
+{
+    const ddx_kb *kb = job->kb;
+    ddx_report *rep = dx_calloc(1, sizeof *rep);
+    scan_state st = {0};
+    int rc = DDX_OK;
+    if (!rep)
+        return dx_err(err, DDX_ENOMEM, "out of memory");
+    rep->kb = kb;
+    rep->culprit = -1;
+    rep->all = (flags & DDX_DIAG_ALL) != 0;
+    rep->hits = dx_calloc(kb->nsig ? kb->nsig : 1, sizeof(dx_sighits *));
+    if (!rep->hits) {
+        rc = dx_err(err, DDX_ENOMEM, "out of memory");
+        goto fail;
+    }
+    if ((rc = dx_scan_new(&st.scan, kb->m, err)))
+        goto fail;
+    st.rep = rep;
+    st.kb = kb;
+    for (size_t i = 0; i < job->n; i++) {
+        job_input *in = &job->in[i];
+        ddx_error e = {0};
+        if (in->path)
+            rc = dx_input_walk(in->path, on_member, on_warn, &st, &e);
+        else
+            rc = dx_input_walk_buffer(in->name, in->data, in->len, on_member, on_warn, &st, &e);
+        if (rc == DDX_ENOMEM) {
+            dx_err(err, rc, "out of memory while reading %s", in->path ? in->path : in->name);
+            goto fail;
+        }
+        if (rc) {
+            dx_err(err, rc, "%s", e.message);
+            goto fail;
+        }
+    }
+    for (size_t s = 0; s < kb->nsig; s++)
+        for (size_t k = 0; rep->hits[s] && k < rep->hits[s]->nev; k++) {
+            dx_event *e = &rep->hits[s]->ev[k];
+            if (e->has_time && !e->time.year && e->time.month && st.year)
+                e->time.year = st.year; /* glog times carry no year: give them the job's */
+            if (e->has_time)
+                e->tkey = dx_time_key(&e->time, NULL);
+        }
+    if ((rc = score_all(rep))) {
+        dx_err(err, rc, "out of memory while scoring");
+        goto fail;
+    }
+    find_culprit(rep);
+    dx_scan_free(st.scan);
+    *out = rep;
+    return DDX_OK;
+fail:
+    dx_scan_free(st.scan);
+    ddx_report_free(rep);
+    return rc;
+}
+
+void ddx_report_free(ddx_report *rep)
+{
+    if (!rep)
+        return;
+    for (size_t i = 0; i < rep->ninputs; i++) {
+        dx_free(rep->inputs[i].path);
+        dx_free(rep->inputs[i].ranks);
+    }
+    dx_free(rep->inputs);
+    for (size_t i = 0; i < rep->nf; i++)
+        finding_fini(&rep->f[i]);
+    dx_free(rep->f);
+    if (rep->hits && rep->kb)
+        for (size_t s = 0; s < rep->kb->nsig; s++) {
+            for (size_t k = 0; rep->hits[s] && k < rep->hits[s]->nev; k++)
+                event_fini(&rep->hits[s]->ev[k]);
+            dx_free(rep->hits[s]);
+        }
+    dx_free(rep->hits);
+    dx_free(rep->timeline);
+    for (size_t i = 0; i < rep->nwarnings; i++)
+        dx_free(rep->warnings[i]);
+    dx_free(rep->warnings);
+    dx_free(rep->culprit_why);
+    dx_facts_fini(&rep->facts);
+    dx_free(rep);
+}
+
+size_t ddx_report_count(const ddx_report *rep) { return rep->nkept; }
+
+const char *ddx_report_id(const ddx_report *rep, size_t i)
+{
+    return i < rep->nkept ? rep->f[i].ref->id : NULL;
+}
+
+double ddx_report_confidence(const ddx_report *rep, size_t i)
+{
+    return i < rep->nkept ? rep->f[i].confidence : 0;
+}
+
+const char *ddx_report_level(const ddx_report *rep, size_t i)
+{
+    return i < rep->nkept ? dx_level_name(rep->f[i].confidence) : NULL;
+}
+
+int ddx_report_culprit_rank(const ddx_report *rep) { return rep->culprit; }
+
+size_t ddx_report_warning_count(const ddx_report *rep) { return rep->nwarnings; }
+
+const char *ddx_report_warning(const ddx_report *rep, size_t i)
+{
+    return i < rep->nwarnings ? rep->warnings[i] : NULL;
+}

@@ -1,0 +1,113 @@
+/* diag.h -- the report of a diagnosis, shared by diag.c (which builds it) and report.c (which
+ * writes it as JSON or text).
+ *
+ * The report owns every event it keeps (copied text), the facts, and the per-input summary.
+ * Findings point into the knowledge base, which must outlive the report.
+ */
+#ifndef DX_DIAG_H
+#define DX_DIAG_H
+
+#include "attrib.h"
+#include "facts.h"
+#include "input.h"
+#include "kb.h"
+
+#define DX_HITS_KEEP 4 /* events kept per signal: the earliest in time */
+
+typedef struct dx_event {
+    uint32_t input;   /* index into the report's inputs */
+    uint64_t line;
+    int rank;         /* -1 unknown */
+    int has_time;
+    dx_time time;
+    int64_t tkey;     /* sortable time (valid when has_time) */
+    uint64_t seq;     /* order of reading: input then line */
+    char *text;       /* the line, cleaned for output (valid UTF-8, at most 400 bytes) */
+    char *caps;       /* "name=value, ..." of the named captures, or NULL */
+} dx_event;
+
+typedef struct dx_sighits {
+    uint64_t count;
+    dx_event ev[DX_HITS_KEEP]; /* earliest first */
+    size_t nev;
+    int ranks[32];             /* distinct ranks that printed it (first 32) */
+    size_t nranks;
+} dx_sighits;
+
+typedef struct dx_input_info {
+    char *path;
+    int kind;         /* dx_kind */
+    uint64_t bytes;
+    uint64_t lines;
+    int *ranks;       /* distinct ranks seen, sorted */
+    size_t nranks, capranks;
+} dx_input_info;
+
+typedef struct dx_contrib {
+    double value;
+    char *why;
+} dx_contrib;
+
+typedef struct dx_evid {
+    const dx_event *ev;     /* owned by the report's hits */
+    const dx_signal *sig;
+    double weight;
+} dx_evid;
+
+enum { DX_CHECK_CONTRADICTED = 0, DX_CHECK_CONFIRMED = 1, DX_CHECK_NOT_VISIBLE = -1 };
+
+typedef struct dx_checkres {
+    const dx_check *chk;
+    int status;
+    char *because;
+} dx_checkres;
+
+typedef struct dx_finding {
+    const dx_ref *ref;
+    const dx_variant *variant;
+    double logit;
+    double confidence;
+    int has_root;
+    const dx_event *first;  /* where it started: earliest root (else any) event */
+    const dx_event *first_ranked; /* the earliest root event whose rank is known */
+    dx_contrib *contribs;
+    size_t ncontribs, capcontribs;
+    dx_evid *evid;          /* sorted by time */
+    size_t nevid, capevid;
+    int *ranks;
+    size_t nranks, capranks;
+    dx_checkres *checks;
+    size_t nchecks;
+} dx_finding;
+
+typedef struct dx_tl {
+    const dx_event *ev;
+    const dx_ref *ref;
+    const dx_signal *sig;
+} dx_tl;
+
+struct ddx_report {
+    const ddx_kb *kb;
+    dx_input_info *inputs;
+    size_t ninputs, capinputs;
+    dx_finding *f;          /* every candidate, best first */
+    size_t nf;
+    size_t nkept;           /* the first nkept are reported */
+    int culprit;
+    char *culprit_why;
+    dx_facts facts;
+    dx_sighits **hits;      /* [kb->nsig], each allocated at its signal's first hit */
+    dx_tl *timeline;
+    size_t ntimeline;
+    char **warnings;
+    size_t nwarnings, capwarnings;
+    uint64_t noise_lines;   /* lines recognised as known-harmless */
+    int all;                /* DDX_DIAG_ALL was given */
+};
+
+DX_HIDDEN const char *dx_level_name(double confidence);
+/* Copies text into a new string that is valid UTF-8 without control characters, cut to max
+ * bytes at a character boundary (with "..." when cut). */
+DX_HIDDEN char *dx_clean_text(const char *p, size_t n, size_t max);
+
+#endif

@@ -1,0 +1,52 @@
+/* facts.h -- facts about a job (versions, configuration, environment) and the conditions that
+ * references state over them.
+ *
+ * A fact is a name ("deepspeed.version"), a value kept as text ("0.14.2"), and where it came
+ * from (input path and line). The first value seen for a name wins; later different values are
+ * counted as conflicts. Conditions compare facts as versions, numbers, booleans or text.
+ * The extractors (which lines and files give which facts) are the table in facts.c.
+ */
+#ifndef DX_FACTS_H
+#define DX_FACTS_H
+
+#include "kb.h"
+
+typedef struct dx_fact {
+    char *name;
+    char *value;
+    char *path;     /* input display path */
+    uint64_t line;  /* 0 when not tied to a line */
+    int used;       /* a context condition or check consulted it */
+} dx_fact;
+
+typedef struct dx_facts {
+    dx_fact *v;
+    size_t n, cap;
+} dx_facts;
+
+DX_HIDDEN int dx_facts_set(dx_facts *f, const char *name, const char *value, size_t vlen,
+                           const char *path, uint64_t line);
+DX_HIDDEN dx_fact *dx_facts_get(const dx_facts *f, const char *name);
+DX_HIDDEN void dx_facts_fini(dx_facts *f);
+
+/* Compares two versions the way people write them: "2.5.1+cu121" < "2.10", "0.14.2",
+ * "2.1.0a0+git1234" (pre-release before release), "12.2". Returns <0, 0, >0. */
+DX_HIDDEN int dx_version_cmp(const char *a, const char *b);
+/* "range" is a comma-separated list of >=, >, <=, <, ==, != bounds: ">=0.14.0,<0.15". */
+DX_HIDDEN int dx_version_in_range(const char *v, const char *range);
+
+/* Evaluates a condition: 1 holds, 0 does not hold, -1 the fact is not known. */
+DX_HIDDEN int dx_cond_eval(const dx_cond *c, dx_facts *f, dx_fact **used);
+
+/* Fact extractors that read log and environment lines. They are extra signals of the matcher,
+ * numbered after the references' signals; fact_of_signal tells which fact a hit sets. */
+DX_HIDDEN size_t dx_fact_extractor_count(void);
+DX_HIDDEN const dx_signal *dx_fact_extractor_signal(size_t i);
+/* Records the fact(s) of extractor i given the confirmed match's captures. */
+struct dx_scan;
+DX_HIDDEN int dx_fact_extract(size_t i, struct dx_scan *s, dx_facts *f, const char *path,
+                              uint64_t line);
+/* Facts from a whole config file (DeepSpeed JSON, accelerate YAML). */
+DX_HIDDEN int dx_facts_from_config(dx_facts *f, const char *path, const char *text, size_t len);
+
+#endif

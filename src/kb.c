@@ -1,0 +1,257 @@
+/* kb.c -- opening the knowledge base: built-in references, user references, the matcher over
+ * all their signals, and the rules `ddx lint` checks.
+ *
+ * The built-in references are static data generated at build time (kb_data.c); with no user
+ * folder, the pattern database is deserialised from the bytes the generator embedded, so
+ * start-up does not compile anything. With --kb DIR the database is compiled at run time.
+ */
+#include "kb.h"
+
+#include <ctype.h>
+#include <sys/stat.h>
+
+#include "facts.h"
+#include "match.h"
+
+int dx_kb_build(ddx_kb *kb, const unsigned char *hsdb, size_t hsdb_len, ddx_error *err)
+{
+    size_t n = dx_fact_extractor_count();
+    for (size_t r = 0; r < kb->nrefs; r++)
+        n += kb->refs[r]->nsignals;
+    kb->nsig = n;
+    kb->sigs = dx_calloc(n ? n : 1, sizeof(dx_signal *));
+    kb->sig_ref = dx_calloc(n ? n : 1, sizeof(uint32_t));
+    kb->sig_idx = dx_calloc(n ? n : 1, sizeof(uint32_t));
+    if (!kb->sigs || !kb->sig_ref || !kb->sig_idx)
+        return dx_err(err, DDX_ENOMEM, "out of memory");
+    size_t k = 0;
+    for (size_t r = 0; r < kb->nrefs; r++)
+        for (size_t i = 0; i < kb->refs[r]->nsignals; i++, k++) {
+            kb->sigs[k] = &kb->refs[r]->signals[i];
+            kb->sig_ref[k] = (uint32_t)r;
+            kb->sig_idx[k] = (uint32_t)i;
+        }
+    for (size_t i = 0; i < dx_fact_extractor_count(); i++, k++) {
+        kb->sigs[k] = dx_fact_extractor_signal(i);
+        kb->sig_ref[k] = UINT32_MAX;
+        kb->sig_idx[k] = (uint32_t)i;
+    }
+    return dx_matcher_new(&kb->m, kb->sigs, kb->nsig, hsdb, hsdb_len, err);
+}
+
+void ddx_kb_close(ddx_kb *kb)
+{
+    if (!kb)
+        return;
+    dx_matcher_free(kb->m);
+    dx_free(kb->sigs);
+    dx_free(kb->sig_ref);
+    dx_free(kb->sig_idx);
+    dx_free(kb->refs);
+    dx_reflist_fini(&kb->user);
+    dx_free((char *)kb->dir);
+    dx_free(kb);
+}
+
+static int open_common(ddx_kb **out, const char *dir, int with_builtin, ddx_error *err)
+{
+    const dx_builtin *b = dx_builtin_get();
+    ddx_kb *kb = dx_calloc(1, sizeof *kb);
+    int rc = DDX_OK;
+    if (!kb)
+        return dx_err(err, DDX_ENOMEM, "out of memory");
+    if (dir) {
+        dx_buf problems = {0};
+        rc = dx_kb_load_dir(dir, &kb->user, &problems, err);
+        if (rc == DDX_EFORMAT && problems.n) {
+            /* the first problem is the most useful message; lint lists them all */
+            char *nl = strchr(problems.p, '\n');
+            dx_err(err, DDX_EFORMAT, "%.*s%s", (int)(nl ? nl - problems.p : (long)problems.n),
+                   problems.p, nl && nl[1] ? " (run `ddx lint DIR` for every problem)" : "");
+        }
+        dx_buf_fini(&problems);
+        if (rc)
+            goto fail;
+        if (!(kb->dir = dx_strdup(dir))) {
+            rc = dx_err(err, DDX_ENOMEM, "out of memory");
+            goto fail;
+        }
+    }
+    size_t nb = with_builtin ? b->nrefs : 0;
+    kb->refs = dx_calloc(nb + kb->user.n + 1, sizeof(dx_ref *));
+    if (!kb->refs) {
+        rc = dx_err(err, DDX_ENOMEM, "out of memory");
+        goto fail;
+    }
+    for (size_t i = 0; i < nb; i++) {
+        int replaced = 0;
+        for (size_t j = 0; j < kb->user.n; j++)
+            replaced |= !strcmp(kb->user.refs[j].id, b->refs[i].id);
+        if (!replaced)
+            kb->refs[kb->nrefs++] = &b->refs[i];
+    }
+    for (size_t j = 0; j < kb->user.n; j++)
+        kb->refs[kb->nrefs++] = &kb->user.refs[j];
+    int pristine = with_builtin && kb->user.n == 0;
+    rc = dx_kb_build(kb, pristine ? b->hsdb : NULL, pristine ? b->hsdb_len : 0, err);
+    if (rc)
+        goto fail;
+    *out = kb;
+    return DDX_OK;
+fail:
+    ddx_kb_close(kb);
+    return rc;
+}
+
+int ddx_kb_open(ddx_kb **out, const char *user_dir, ddx_error *err)
+{
+    return open_common(out, user_dir, 1, err);
+}
+
+int ddx_kb_open_dir(ddx_kb **out, const char *dir, ddx_error *err)
+{
+    return open_common(out, dir, 0, err);
+}
+
+size_t ddx_kb_count(const ddx_kb *kb) { return kb->nrefs; }
+
+const char *ddx_kb_ref_id(const ddx_kb *kb, size_t i)
+{
+    return i < kb->nrefs ? kb->refs[i]->id : NULL;
+}
+
+int ddx_kb_find(const ddx_kb *kb, const char *id, size_t *index)
+{
+    for (size_t i = 0; i < kb->nrefs; i++)
+        if (!strcmp(kb->refs[i]->id, id)) {
+            if (index)
+                *index = i;
+            return DDX_OK;
+        }
+    return DDX_ENOTFOUND;
+}
+
+/* ==== lint rules =========================================================================== */
+
+static const char *const kinds[] = {"crash", "hang", "oom", "config", "silent", "perf", "noise"};
+static const char *const sections[] = {"## What happens", "## Likely causes", "## Evidence checks",
+                                       "## Fix", "## Tell it apart from"};
+
+static int valid_id(const char *s)
+{
+    if (!s || !*s || *s == '-')
+        return 0;
+    for (; *s; s++)
+        if (!(islower((unsigned char)*s) || isdigit((unsigned char)*s) || *s == '-'))
+            return 0;
+    return 1;
+}
+
+static int is_url(const char *s) { return !strncmp(s, "https://", 8) || !strncmp(s, "http://", 7); }
+
+#define PROBLEM(...)                                                                            \
+    do {                                                                                        \
+        dx_buf_addf(problems, __VA_ARGS__);                                                     \
+        dx_buf_addc(problems, '\n');                                                            \
+        bad = 1;                                                                                \
+    } while (0)
+
+static int validate_one(const dx_ref *r, const dx_ref *const *all, size_t nall, const char *dir,
+                        dx_buf *problems)
+{
+    int bad = 0;
+    const char *f = r->file ? r->file : r->id;
+    int known_kind = 0;
+    for (size_t i = 0; i < DX_ARRAY_LEN(kinds); i++)
+        known_kind |= !strcmp(r->kind, kinds[i]);
+    int noise = !strcmp(r->kind, "noise");
+    if (!valid_id(r->id))
+        PROBLEM("%s: id '%s' must be lower-case letters, digits and dashes", f, r->id);
+    if (!known_kind)
+        PROBLEM("%s: kind '%s' is not one of crash, hang, oom, config, silent, perf, noise", f,
+                r->kind);
+    if (!(r->prior > 0 && r->prior < 1))
+        PROBLEM("%s: prior %g must be between 0 and 1", f, r->prior);
+    if (!r->nsignals && !r->ncontext)
+        PROBLEM("%s: a reference needs signals (or context conditions that prove it)", f);
+    for (size_t i = 0; i < r->nsignals; i++) {
+        const dx_signal *s = &r->signals[i];
+        char msg[300];
+        if (!valid_id(s->id))
+            PROBLEM("%s: signal id '%s' must be lower-case letters, digits and dashes", f, s->id);
+        for (size_t j = 0; j < i; j++)
+            if (!strcmp(r->signals[j].id, s->id))
+                PROBLEM("%s: signal id '%s' is used twice", f, s->id);
+        if (!(s->weight >= 0 && s->weight <= 10))
+            PROBLEM("%s: signal '%s': weight %g must be between 0 and 10", f, s->id, s->weight);
+        if ((s->role == DX_ROLE_NOISE) != noise)
+            PROBLEM("%s: signal '%s': role noise goes with kind noise, and only there", f, s->id);
+        if (dx_pattern_check(s->pattern, s->caseless, msg, sizeof msg))
+            PROBLEM("%s: signal '%s': %s", f, s->id, msg);
+        else if (!s->pattern[0])
+            PROBLEM("%s: signal '%s': empty pattern", f, s->id);
+    }
+    for (size_t i = 0; i < r->nvariants; i++) {
+        const dx_variant *v = &r->variants[i];
+        for (size_t j = 0; j < v->nsignals; j++) {
+            int found = 0;
+            for (size_t k = 0; k < r->nsignals; k++)
+                found |= !strcmp(r->signals[k].id, v->signals[j]);
+            if (!found)
+                PROBLEM("%s: variant '%s' names unknown signal '%s'", f, v->id, v->signals[j]);
+        }
+    }
+    for (size_t i = 0; i < r->nneighbours; i++) {
+        int found = 0;
+        for (size_t k = 0; k < nall; k++)
+            found |= !strcmp(all[k]->id, r->neighbours[i].id);
+        /* a warning while the catalogue is being written: the fixed ids arrive one by one */
+        if (!found)
+            dx_buf_addf(problems, "warning: %s: neighbour '%s' is not a known reference\n", f,
+                        r->neighbours[i].id);
+    }
+    if (!noise) {
+        if (r->nsources < 2)
+            PROBLEM("%s: at least two sources are needed, found %zu", f, r->nsources);
+        if (r->nexamples < 2)
+            PROBLEM("%s: at least two examples are needed, found %zu", f, r->nexamples);
+        for (size_t i = 0; i < DX_ARRAY_LEN(sections); i++)
+            if (!strstr(r->body, sections[i]))
+                PROBLEM("%s: the body lacks the section '%s'", f, sections[i]);
+        if (!r->nfix)
+            PROBLEM("%s: '## Fix' has no numbered steps", f);
+    }
+    for (size_t i = 0; i < r->nsources; i++)
+        if (!is_url(r->sources[i]))
+            PROBLEM("%s: source '%s' is not a link", f, r->sources[i]);
+    for (size_t i = 0; i < r->nexamples; i++) {
+        const dx_example *e = &r->examples[i];
+        if (!e->constructed && !is_url(e->source))
+            PROBLEM("%s: example '%s' needs the link of the report it comes from", f, e->path);
+        if (dir) {
+            dx_buf p = {0};
+            struct stat st;
+            dx_buf_addf(&p, "%s/%s", dir, e->path);
+            if (stat(dx_buf_cstr(&p), &st) != 0)
+                PROBLEM("%s: example '%s' does not exist", f, e->path);
+            dx_buf_fini(&p);
+        }
+    }
+    return bad;
+}
+
+int dx_kb_lint(const ddx_kb *kb, const char *dir, int only_user, dx_buf *problems)
+{
+    int bad = 0;
+    for (size_t i = 0; i < kb->nrefs; i++) {
+        const dx_ref *r = kb->refs[i];
+        int is_user = r >= kb->user.refs && r < kb->user.refs + kb->user.n;
+        if (only_user && !is_user)
+            continue;
+        for (size_t j = 0; j < i; j++)
+            if (!strcmp(kb->refs[j]->id, r->id))
+                PROBLEM("%s: id '%s' is already used by %s", r->file, r->id, kb->refs[j]->file);
+        bad |= validate_one(r, kb->refs, kb->nrefs, dir, problems);
+    }
+    return bad ? DDX_EFORMAT : DDX_OK;
+}

@@ -1,0 +1,159 @@
+/* kb.h -- the knowledge base in memory: references, their signals, context, checks and examples.
+ *
+ * The same structures hold the built-in references (generated as static C data by tools/gen.c,
+ * see kb_data.c in the build folder) and references loaded at run time from a directory (parsed
+ * by kb_load.c into an arena). The pattern database over every signal is built by match.c.
+ * Everything here is read-only once loaded.
+ */
+#ifndef DX_KB_H
+#define DX_KB_H
+
+#include "dx.h"
+
+typedef enum dx_role {
+    DX_ROLE_ROOT = 0,
+    DX_ROLE_SYMPTOM,
+    DX_ROLE_WRAPPER,
+    DX_ROLE_AGAINST,
+    DX_ROLE_NOISE
+} dx_role;
+
+typedef enum dx_op {
+    DX_OP_EQUALS = 0,
+    DX_OP_RANGE,
+    DX_OP_MATCHES,
+    DX_OP_EXISTS
+} dx_op;
+
+typedef struct dx_cond {
+    const char *fact;   /* NULL: no machine condition (a check done by hand) */
+    int op;             /* dx_op */
+    const char *value;  /* scalar as text: "false", "3", "cpu", ">=0.14,<0.15", a regex */
+    double weight;
+    const char *says;   /* may be NULL */
+} dx_cond;
+
+typedef struct dx_signal {
+    const char *id;
+    int role;           /* dx_role */
+    double weight;
+    const char *pattern;
+    const char *source; /* may be NULL */
+    int caseless;
+} dx_signal;
+
+typedef struct dx_check {
+    const char *says;
+    const char *command; /* may be NULL */
+    dx_cond cond;        /* cond.fact NULL: check by hand */
+} dx_check;
+
+typedef struct dx_variant {
+    const char *id;
+    const char *title;
+    const char *const *signals; /* signal ids */
+    size_t nsignals;
+    const char *const *fix;
+    size_t nfix;
+} dx_variant;
+
+typedef struct dx_neighbour {
+    const char *id;
+    const char *tell;
+} dx_neighbour;
+
+typedef struct dx_example {
+    const char *path;   /* relative to the references folder */
+    const char *source;
+    int constructed;
+} dx_example;
+
+typedef struct dx_ref {
+    const char *id;
+    const char *title;
+    const char *category;
+    const char *kind;
+    const char *summary; /* may be NULL */
+    const char *file;    /* "nccl/nccl-ib-error.md", relative to the references folder */
+    double prior;
+    const char *const *frameworks;
+    size_t nframeworks;
+    const dx_signal *signals;
+    size_t nsignals;
+    const dx_cond *context;
+    size_t ncontext;
+    const dx_check *checks;
+    size_t nchecks;
+    const dx_variant *variants;
+    size_t nvariants;
+    const dx_neighbour *neighbours;
+    size_t nneighbours;
+    const char *const *sources;
+    size_t nsources;
+    const dx_example *examples;
+    size_t nexamples;
+    const char *const *fix; /* the numbered items under "## Fix" */
+    size_t nfix;
+    const char *body;       /* the Markdown body */
+} dx_ref;
+
+/* ---- the built-in data (kb_data.c, generated) ---- */
+typedef struct dx_builtin {
+    const dx_ref *refs;
+    size_t nrefs;
+    const unsigned char *hsdb; /* serialised Vectorscan database over every signal, or NULL */
+    size_t hsdb_len;
+} dx_builtin;
+DX_HIDDEN const dx_builtin *dx_builtin_get(void);
+
+/* ---- loading references from Markdown (kb_load.c) ---- */
+typedef struct dx_arena dx_arena;
+DX_HIDDEN dx_arena *dx_arena_new(void);
+DX_HIDDEN void dx_arena_free(dx_arena *a);
+DX_HIDDEN void *dx_arena_alloc(dx_arena *a, size_t n);
+DX_HIDDEN char *dx_arena_strndup(dx_arena *a, const char *s, size_t n);
+
+/* A list of references loaded from a folder; refs are allocated in arena. */
+typedef struct dx_reflist {
+    dx_ref *refs;
+    size_t n, cap;
+    dx_arena *arena;
+} dx_reflist;
+
+/* Parses one reference file's text. relpath ("nccl/x.md") is used in messages and as ref->file.
+ * Errors name "relpath:line: what". */
+DX_HIDDEN int dx_kb_parse(dx_arena *a, const char *relpath, const char *text, size_t len,
+                          dx_ref *out, ddx_error *err);
+/* Loads every references/<category>/<id>.md under dir (the examples/ folder is skipped).
+ * Each problem is appended to problems (one per line); returns DDX_EFORMAT if any. */
+DX_HIDDEN int dx_kb_load_dir(const char *dir, dx_reflist *out, dx_buf *problems, ddx_error *err);
+DX_HIDDEN void dx_reflist_fini(dx_reflist *l);
+
+/* Checks every rule that does not need the engine (ids, roles, weights, both engines accept
+ * each pattern, neighbours exist, sources, examples, body sections); appends one line per
+ * problem. dir, when given, is where example paths are checked. only_user limits it to the
+ * references loaded from a folder. */
+DX_HIDDEN int dx_kb_lint(const ddx_kb *kb, const char *dir, int only_user, dx_buf *problems);
+
+DX_HIDDEN const char *dx_role_name(int role);
+DX_HIDDEN const char *dx_op_name(int op);
+
+/* ---- the opened knowledge base (kb.c) ---- */
+struct dx_matcher;
+struct ddx_kb {
+    const dx_ref **refs;   /* built-in then user references (a user id replaces a built-in) */
+    size_t nrefs;
+    dx_reflist user;       /* owns the user references */
+    const dx_signal **sigs; /* every signal: the references' in order, then fact extractors */
+    size_t nsig;
+    uint32_t *sig_ref;     /* [nsig] reference index, or UINT32_MAX for a fact extractor */
+    uint32_t *sig_idx;     /* [nsig] signal index within its reference, or extractor index */
+    struct dx_matcher *m;
+    const char *dir;       /* folder the references came from when not built in (examples) */
+};
+
+/* Builds an opened knowledge base over refs (borrowed; kb->user may own them). */
+DX_HIDDEN int dx_kb_build(ddx_kb *kb, const unsigned char *hsdb, size_t hsdb_len,
+                          ddx_error *err);
+
+#endif

@@ -1,0 +1,19 @@
+/* lint.h -- validating a folder of references (parse, rules, examples rank first). */
+#ifndef DX_LINT_H
+#define DX_LINT_H
+
+#include "kb.h"
+
+typedef struct dx_lint_stats {
+    size_t refs;
+    size_t examples;
+} dx_lint_stats;
+
+/* Loads dir, checks every rule and every example. With with_builtin, the built-in references
+ * take part (a reference in dir replaces a built-in one with the same id). Every problem is
+ * appended to problems, one per line. On success and when out is not NULL, *out receives the
+ * opened knowledge base (the caller closes it). */
+DX_HIDDEN int dx_lint_dir(const char *dir, int with_builtin, ddx_kb **out, dx_buf *problems,
+                          dx_lint_stats *stats, ddx_error *err);
+
+#endif

@@ -1,0 +1,49 @@
+/* match.h -- the two-stage pattern engine: Vectorscan finds candidate lines for every signal of
+ * every reference in one pass over a chunk; PCRE2 (JIT, with match limits) confirms each
+ * candidate line and extracts named captures.
+ *
+ * A dx_matcher is built once (from a serialised database when the built-in knowledge base is
+ * used alone, else compiled) and is read-only afterwards; each thread scans with its own
+ * dx_scan, which owns the Vectorscan scratch and the PCRE2 match data.
+ */
+#ifndef DX_MATCH_H
+#define DX_MATCH_H
+
+#include "kb.h"
+
+typedef struct dx_matcher dx_matcher;
+typedef struct dx_scan dx_scan;
+
+/* Builds the matcher over sigs[0..nsig) (borrowed: they must outlive it); signal number s is
+ * sigs[s]. When hsdb is given it must have been made by dx_matcher_serialize over the same
+ * signals; if it cannot be used (another Vectorscan build or CPU), it is compiled instead. */
+DX_HIDDEN int dx_matcher_new(dx_matcher **out, const dx_signal *const *sigs, size_t nsig,
+                             const unsigned char *hsdb, size_t hsdb_len, ddx_error *err);
+DX_HIDDEN void dx_matcher_free(dx_matcher *m);
+DX_HIDDEN size_t dx_matcher_count(const dx_matcher *m);
+DX_HIDDEN int dx_matcher_serialize(const dx_matcher *m, char **bytes, size_t *len,
+                                   ddx_error *err);
+
+/* Checks one pattern in both engines; fills msg on failure. */
+DX_HIDDEN int dx_pattern_check(const char *pattern, int caseless, char *msg, size_t cap);
+
+typedef struct dx_cand {
+    size_t line;  /* offset of the start of the candidate line in the chunk */
+    size_t end;   /* offset of its '\n' (or the chunk's end) */
+    uint32_t sig;
+} dx_cand;
+
+DX_HIDDEN int dx_scan_new(dx_scan **out, dx_matcher *m, ddx_error *err);
+DX_HIDDEN void dx_scan_free(dx_scan *s);
+/* Finds candidate (line, signal) pairs in a chunk of whole lines, sorted by line then signal,
+ * one per pair. The array is owned by s and valid until the next call. */
+DX_HIDDEN int dx_scan_chunk(dx_scan *s, const char *data, size_t len, const dx_cand **cands,
+                            size_t *ncands, ddx_error *err);
+/* Confirms signal sig on one line with PCRE2. Returns 1 on a match, 0 otherwise. */
+DX_HIDDEN int dx_scan_confirm(dx_scan *s, uint32_t sig, const char *line, size_t len);
+/* After a confirmed match: the named capture name, if it matched. */
+DX_HIDDEN int dx_scan_capture(dx_scan *s, const char *name, dx_str *out);
+/* After a confirmed match: all named captures, one at a time (i from 0); 0 when done. */
+DX_HIDDEN int dx_scan_capture_at(dx_scan *s, size_t i, const char **name, dx_str *value);
+
+#endif

@@ -1,0 +1,518 @@
+/* report.c -- writing a report as JSON (the contract of PRODUCT.md §5) or as terminal text, and
+ * writing references for `ddx refs` and `ddx show`.
+ *
+ * JSON goes through jansson with sorted-free, insertion-ordered objects so output is stable.
+ * Text is short by default (the finding, where it started, a few evidence lines, checks, fix,
+ * sources) and complete with DDX_TEXT_VERBOSE (every candidate, the score terms, facts,
+ * timeline). Colour only when asked (the CLI asks on a terminal without NO_COLOR).
+ */
+#include "diag.h"
+
+#include <jansson.h>
+#include <errno.h>
+#include <math.h>
+
+#define EVIDENCE_JSON_MAX 8
+#define EVIDENCE_TEXT_MAX 5
+
+/* ==== JSON ================================================================================= */
+
+static json_t *jstr(const char *s) { return s ? json_string(s) : json_null(); }
+
+static json_t *jrank(int r) { return r >= 0 ? json_integer(r) : json_null(); }
+
+static json_t *jtime(const dx_event *e)
+{
+    if (!e->has_time)
+        return json_null();
+    char buf[64];
+    dx_time_format(&e->time, buf, sizeof buf);
+    return json_string(buf);
+}
+
+static double round3(double v) { return round(v * 1000.0) / 1000.0; }
+
+/* A fact value typed as JSON: integers and booleans as such, everything else as text. */
+static json_t *jfact(const char *v)
+{
+    if (!strcmp(v, "true") || !strcmp(v, "True"))
+        return json_true();
+    if (!strcmp(v, "false") || !strcmp(v, "False"))
+        return json_false();
+    char *end;
+    long long n = strtoll(v, &end, 10);
+    if (*v && !*end && (v[0] != '0' || !v[1]) && strlen(v) < 15)
+        return json_integer(n);
+    return json_string(v);
+}
+
+static json_t *jevent(const ddx_report *rep, const dx_event *e)
+{
+    json_t *o = json_object();
+    json_object_set_new(o, "path", json_string(rep->inputs[e->input].path));
+    json_object_set_new(o, "line", json_integer((json_int_t)e->line));
+    json_object_set_new(o, "rank", jrank(e->rank));
+    json_object_set_new(o, "time", jtime(e));
+    return o;
+}
+
+static json_t *jstrings(const char *const *v, size_t n)
+{
+    json_t *a = json_array();
+    for (size_t i = 0; i < n; i++)
+        json_array_append_new(a, json_string(v[i]));
+    return a;
+}
+
+static const char *check_status(int s)
+{
+    return s == DX_CHECK_CONFIRMED ? "confirmed"
+           : s == DX_CHECK_CONTRADICTED ? "contradicted" : "not_visible";
+}
+
+static json_t *jfinding(const ddx_report *rep, const dx_finding *f)
+{
+    const dx_ref *r = f->ref;
+    json_t *o = json_object();
+    json_object_set_new(o, "id", json_string(r->id));
+    json_object_set_new(o, "title", json_string(r->title));
+    json_object_set_new(o, "category", json_string(r->category));
+    json_object_set_new(o, "kind", json_string(r->kind));
+    json_object_set_new(o, "confidence", json_real(round3(f->confidence)));
+    json_object_set_new(o, "level", json_string(dx_level_name(f->confidence)));
+    if (f->variant) {
+        json_t *v = json_object();
+        json_object_set_new(v, "id", json_string(f->variant->id));
+        json_object_set_new(v, "title", json_string(f->variant->title));
+        json_object_set_new(o, "variant", v);
+    }
+    json_t *ranks = json_array();
+    for (size_t i = 0; i < f->nranks; i++)
+        json_array_append_new(ranks, json_integer(f->ranks[i]));
+    json_object_set_new(o, "ranks", ranks);
+    json_object_set_new(o, "first_seen", f->first ? jevent(rep, f->first) : json_null());
+    json_t *ev = json_array();
+    uint64_t last_seq = UINT64_MAX;
+    for (size_t i = 0, k = 0; i < f->nevid && k < EVIDENCE_JSON_MAX; i++) {
+        const dx_evid *d = &f->evid[i];
+        if (d->ev->seq == last_seq)
+            continue;
+        last_seq = d->ev->seq;
+        json_t *e = jevent(rep, d->ev);
+        json_object_set_new(e, "role", json_string(dx_role_name(d->sig->role)));
+        json_object_set_new(e, "signal", json_string(d->sig->id));
+        json_object_set_new(e, "text", json_string(d->ev->text));
+        json_object_set_new(e, "weight", json_real(round3(d->weight)));
+        if (d->ev->caps)
+            json_object_set_new(e, "captures", json_string(d->ev->caps));
+        json_array_append_new(ev, e);
+        k++;
+    }
+    json_object_set_new(o, "evidence", ev);
+    json_t *sc = json_array();
+    for (size_t i = 0; i < f->ncontribs; i++) {
+        json_t *c = json_object();
+        json_object_set_new(c, "value", json_real(round3(f->contribs[i].value)));
+        json_object_set_new(c, "why", json_string(f->contribs[i].why));
+        json_array_append_new(sc, c);
+    }
+    json_object_set_new(o, "score", sc);
+    json_t *ch = json_array();
+    for (size_t i = 0; i < f->nchecks; i++) {
+        json_t *c = json_object();
+        json_object_set_new(c, "text", json_string(f->checks[i].chk->says));
+        json_object_set_new(c, "status", json_string(check_status(f->checks[i].status)));
+        json_object_set_new(c, "because", json_string(f->checks[i].because));
+        if (f->checks[i].chk->command)
+            json_object_set_new(c, "command", json_string(f->checks[i].chk->command));
+        json_array_append_new(ch, c);
+    }
+    json_object_set_new(o, "checks", ch);
+    json_t *fix = json_array();
+    if (f->variant)
+        for (size_t i = 0; i < f->variant->nfix; i++)
+            json_array_append_new(fix, json_string(f->variant->fix[i]));
+    for (size_t i = 0; i < r->nfix; i++)
+        json_array_append_new(fix, json_string(r->fix[i]));
+    json_object_set_new(o, "fix", fix);
+    json_t *nb = json_array();
+    for (size_t i = 0; i < r->nneighbours; i++) {
+        json_t *n = json_object();
+        json_object_set_new(n, "id", json_string(r->neighbours[i].id));
+        json_object_set_new(n, "tell", json_string(r->neighbours[i].tell));
+        json_array_append_new(nb, n);
+    }
+    json_object_set_new(o, "neighbours", nb);
+    json_object_set_new(o, "sources", jstrings(r->sources, r->nsources));
+    return o;
+}
+
+static int dump(json_t *root, FILE *out, ddx_error *err)
+{
+    int rc = json_dumpf(root, out, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(6));
+    json_decref(root);
+    if (rc || fputc('\n', out) == EOF)
+        return dx_err(err, DDX_EIO, "cannot write the output: %s", strerror(errno));
+    return DDX_OK;
+}
+
+int ddx_report_write_json(const ddx_report *rep, FILE *out, ddx_error *err)
+{
+    json_t *root = json_object();
+    json_object_set_new(root, "schema", json_integer(DDX_SCHEMA));
+    json_object_set_new(root, "ddx_version", json_string(DDX_VERSION));
+    json_t *inputs = json_array();
+    for (size_t i = 0; i < rep->ninputs; i++) {
+        const dx_input_info *in = &rep->inputs[i];
+        json_t *o = json_object();
+        json_object_set_new(o, "path", json_string(in->path));
+        json_object_set_new(o, "kind", json_string(dx_kind_name(in->kind)));
+        json_t *ranks = json_array();
+        for (size_t k = 0; k < in->nranks; k++)
+            json_array_append_new(ranks, json_integer(in->ranks[k]));
+        json_object_set_new(o, "ranks", ranks);
+        json_object_set_new(o, "bytes", json_integer((json_int_t)in->bytes));
+        json_object_set_new(o, "lines", json_integer((json_int_t)in->lines));
+        json_array_append_new(inputs, o);
+    }
+    json_object_set_new(root, "inputs", inputs);
+    json_object_set_new(root, "culprit_rank", jrank(rep->culprit));
+    json_object_set_new(root, "culprit_reason", jstr(rep->culprit_why));
+    json_t *diags = json_array();
+    for (size_t i = 0; i < rep->nkept; i++)
+        json_array_append_new(diags, jfinding(rep, &rep->f[i]));
+    json_object_set_new(root, "diagnoses", diags);
+    json_t *facts = json_object(), *fsrc = json_object();
+    for (size_t i = 0; i < rep->facts.n; i++) {
+        const dx_fact *x = &rep->facts.v[i];
+        char buf[400];
+        json_object_set_new(facts, x->name, jfact(x->value));
+        if (x->line)
+            snprintf(buf, sizeof buf, "%s:%llu", x->path, (unsigned long long)x->line);
+        else
+            snprintf(buf, sizeof buf, "%s", x->path);
+        json_object_set_new(fsrc, x->name, json_string(buf));
+    }
+    json_object_set_new(root, "facts", facts);
+    json_object_set_new(root, "fact_sources", fsrc);
+    json_t *tl = json_array();
+    for (size_t i = 0; i < rep->ntimeline; i++) {
+        const dx_tl *t = &rep->timeline[i];
+        json_t *o = jevent(rep, t->ev);
+        char buf[600];
+        snprintf(buf, sizeof buf, "%s/%s: %s", t->ref->id, t->sig->id, t->ev->text);
+        json_object_set_new(o, "event", json_string(buf));
+        json_array_append_new(tl, o);
+    }
+    json_object_set_new(root, "timeline", tl);
+    json_t *w = json_array();
+    for (size_t i = 0; i < rep->nwarnings; i++)
+        json_array_append_new(w, json_string(rep->warnings[i]));
+    json_object_set_new(root, "warnings", w);
+    json_object_set_new(root, "noise_lines", json_integer((json_int_t)rep->noise_lines));
+    return dump(root, out, err);
+}
+
+/* ==== text ================================================================================= */
+
+typedef struct style {
+    const char *bold, *dim, *red, *yellow, *green, *cyan, *off;
+} style;
+
+static style make_style(int color)
+{
+    if (color)
+        return (style){"\033[1m", "\033[2m", "\033[31m", "\033[33m", "\033[32m", "\033[36m",
+                       "\033[0m"};
+    return (style){"", "", "", "", "", "", ""};
+}
+
+static const char *level_color(const style *s, double c)
+{
+    return c >= 0.8 ? s->red : c >= 0.5 ? s->yellow : s->dim;
+}
+
+static void write_event_where(FILE *out, const ddx_report *rep, const dx_event *e)
+{
+    fprintf(out, "%s:%llu", rep->inputs[e->input].path, (unsigned long long)e->line);
+    if (e->rank >= 0)
+        fprintf(out, " (rank %d)", e->rank);
+    if (e->has_time) {
+        char buf[64];
+        dx_time_format(&e->time, buf, sizeof buf);
+        fprintf(out, " at %s", buf);
+    }
+}
+
+static void write_finding(FILE *out, const ddx_report *rep, const dx_finding *f, int verbose,
+                          const style *s)
+{
+    const dx_ref *r = f->ref;
+    fprintf(out, "%s%s%s  %s\n", s->bold, r->id, s->off, r->title);
+    fprintf(out, "  %s%s%s, confidence %.2f", level_color(s, f->confidence),
+            dx_level_name(f->confidence), s->off, f->confidence);
+    if (f->nranks) {
+        fprintf(out, "; rank%s ", f->nranks > 1 ? "s" : "");
+        for (size_t i = 0; i < f->nranks && i < 8; i++)
+            fprintf(out, "%s%d", i ? "," : "", f->ranks[i]);
+        if (f->nranks > 8)
+            fprintf(out, ",... (%zu)", f->nranks);
+    }
+    fputc('\n', out);
+    if (f->variant)
+        fprintf(out, "  cause: %s\n", f->variant->title);
+    if (f->first) {
+        fprintf(out, "  started: ");
+        write_event_where(out, rep, f->first);
+        fputc('\n', out);
+    }
+    fprintf(out, "  %sevidence%s\n", s->bold, s->off);
+    uint64_t last_seq = UINT64_MAX;
+    size_t max = verbose ? f->nevid : EVIDENCE_TEXT_MAX;
+    for (size_t i = 0, k = 0; i < f->nevid && k < max; i++) {
+        const dx_evid *d = &f->evid[i];
+        if (d->ev->seq == last_seq)
+            continue;
+        last_seq = d->ev->seq;
+        fprintf(out, "    %s%s:%llu%s", s->dim, rep->inputs[d->ev->input].path,
+                (unsigned long long)d->ev->line, s->off);
+        if (d->ev->rank >= 0)
+            fprintf(out, " %s[rank %d]%s", s->cyan, d->ev->rank, s->off);
+        fprintf(out, " %s: %.200s\n", dx_role_name(d->sig->role), d->ev->text);
+        k++;
+    }
+    if (f->nchecks) {
+        fprintf(out, "  %schecks%s\n", s->bold, s->off);
+        for (size_t i = 0; i < f->nchecks; i++) {
+            const dx_checkres *c = &f->checks[i];
+            const char *mark = c->status == DX_CHECK_CONFIRMED     ? "[x]"
+                               : c->status == DX_CHECK_CONTRADICTED ? "[!]"
+                                                                     : "[ ]";
+            const char *col = c->status == DX_CHECK_CONFIRMED     ? s->green
+                              : c->status == DX_CHECK_CONTRADICTED ? s->red
+                                                                    : "";
+            fprintf(out, "    %s%s%s %s\n", col, mark, s->off, c->chk->says);
+            if (c->status != DX_CHECK_NOT_VISIBLE || verbose || c->chk->command)
+                fprintf(out, "        %s%s%s\n", s->dim,
+                        c->status == DX_CHECK_NOT_VISIBLE && c->chk->command && !verbose
+                            ? c->chk->command : c->because,
+                        s->off);
+        }
+    }
+    size_t nfix = (f->variant ? f->variant->nfix : 0) + r->nfix;
+    if (nfix) {
+        fprintf(out, "  %sfix%s\n", s->bold, s->off);
+        size_t k = 1;
+        if (f->variant)
+            for (size_t i = 0; i < f->variant->nfix; i++)
+                fprintf(out, "    %zu. %s\n", k++, f->variant->fix[i]);
+        for (size_t i = 0; i < r->nfix; i++)
+            fprintf(out, "    %zu. %s\n", k++, r->fix[i]);
+    }
+    if (r->nsources) {
+        fprintf(out, "  %ssources%s\n", s->bold, s->off);
+        for (size_t i = 0; i < r->nsources && (verbose || i < 3); i++)
+            fprintf(out, "    %s\n", r->sources[i]);
+    }
+    if (verbose) {
+        fprintf(out, "  %swhy this score%s (log-odds)\n", s->bold, s->off);
+        for (size_t i = 0; i < f->ncontribs; i++)
+            fprintf(out, "    %+6.2f  %s\n", f->contribs[i].value, f->contribs[i].why);
+        for (size_t i = 0; i < r->nneighbours; i++)
+            fprintf(out, "  not to confuse with %s: %s\n", r->neighbours[i].id,
+                    r->neighbours[i].tell);
+    }
+}
+
+int ddx_report_write_text(const ddx_report *rep, int flags, FILE *out, ddx_error *err)
+{
+    style s = make_style(flags & DDX_TEXT_COLOR);
+    int verbose = (flags & DDX_TEXT_VERBOSE) != 0;
+    uint64_t lines = 0;
+    for (size_t i = 0; i < rep->ninputs; i++)
+        lines += rep->inputs[i].lines;
+    if (!rep->nkept) {
+        fprintf(out, "No known failure found in %zu input%s (%llu lines).\n", rep->ninputs,
+                rep->ninputs == 1 ? "" : "s", (unsigned long long)lines);
+        if (rep->nf && !rep->all)
+            fprintf(out, "%zu weak candidate%s below the reporting threshold; see them with "
+                    "--all.\n", rep->nf, rep->nf == 1 ? "" : "s");
+    }
+    for (size_t i = 0; i < rep->nkept; i++) {
+        if (i == 1 && !verbose) {
+            fprintf(out, "\n%salso possible%s\n", s.bold, s.off);
+        }
+        if (i >= 1 && !verbose) {
+            const dx_finding *f = &rep->f[i];
+            fprintf(out, "  %s%s%s (%s %.2f) %s", s.bold, f->ref->id, s.off,
+                    dx_level_name(f->confidence), f->confidence, f->ref->title);
+            if (f->first) {
+                fputs(" - ", out);
+                write_event_where(out, rep, f->first);
+            }
+            fputc('\n', out);
+            continue;
+        }
+        if (i)
+            fputc('\n', out);
+        write_finding(out, rep, &rep->f[i], verbose, &s);
+    }
+    if (rep->culprit >= 0)
+        fprintf(out, "\nCulprit rank: %s%d%s (%s)\n", s.bold, rep->culprit, s.off,
+                rep->culprit_why ? rep->culprit_why : "");
+    if (verbose && rep->facts.n) {
+        fprintf(out, "\n%sfacts%s\n", s.bold, s.off);
+        for (size_t i = 0; i < rep->facts.n; i++) {
+            const dx_fact *x = &rep->facts.v[i];
+            fprintf(out, "  %s = %s  %s(%s:%llu)%s\n", x->name, x->value, s.dim, x->path,
+                    (unsigned long long)x->line, s.off);
+        }
+    }
+    if (verbose && rep->ntimeline) {
+        fprintf(out, "\n%stimeline%s\n", s.bold, s.off);
+        for (size_t i = 0; i < rep->ntimeline; i++) {
+            const dx_tl *t = &rep->timeline[i];
+            fputs("  ", out);
+            write_event_where(out, rep, t->ev);
+            fprintf(out, " %s/%s\n", t->ref->id, t->sig->id);
+        }
+    }
+    if (verbose && rep->noise_lines)
+        fprintf(out, "\n%llu known-harmless line%s ignored.\n",
+                (unsigned long long)rep->noise_lines, rep->noise_lines == 1 ? "" : "s");
+    for (size_t i = 0; i < rep->nwarnings; i++)
+        fprintf(out, "%swarning:%s %s\n", s.yellow, s.off, rep->warnings[i]);
+    if (rep->nkept && !verbose)
+        fprintf(out, "\n%sMore: --verbose (score terms, facts, timeline), --json.%s\n", s.dim,
+                s.off);
+    if (ferror(out))
+        return dx_err(err, DDX_EIO, "cannot write the output");
+    return DDX_OK;
+}
+
+/* ==== references =========================================================================== */
+
+static json_t *jcond(const dx_cond *c)
+{
+    json_t *o = json_object();
+    json_object_set_new(o, "fact", json_string(c->fact));
+    json_object_set_new(o, dx_op_name(c->op), jstr(c->value));
+    return o;
+}
+
+int ddx_kb_write_ref_json(const ddx_kb *kb, size_t i, int full, FILE *out, ddx_error *err)
+{
+    if (i >= kb->nrefs)
+        return dx_err(err, DDX_ENOTFOUND, "no reference number %zu", i);
+    const dx_ref *r = kb->refs[i];
+    json_t *o = json_object();
+    json_object_set_new(o, "id", json_string(r->id));
+    json_object_set_new(o, "title", json_string(r->title));
+    json_object_set_new(o, "category", json_string(r->category));
+    json_object_set_new(o, "kind", json_string(r->kind));
+    json_object_set_new(o, "frameworks", jstrings(r->frameworks, r->nframeworks));
+    json_object_set_new(o, "summary", jstr(r->summary));
+    json_object_set_new(o, "prior", json_real(r->prior));
+    json_object_set_new(o, "sources", jstrings(r->sources, r->nsources));
+    if (full) {
+        json_t *sg = json_array();
+        for (size_t k = 0; k < r->nsignals; k++) {
+            const dx_signal *s = &r->signals[k];
+            json_t *x = json_object();
+            json_object_set_new(x, "id", json_string(s->id));
+            json_object_set_new(x, "role", json_string(dx_role_name(s->role)));
+            json_object_set_new(x, "weight", json_real(s->weight));
+            json_object_set_new(x, "pattern", json_string(s->pattern));
+            json_object_set_new(x, "source", jstr(s->source));
+            json_array_append_new(sg, x);
+        }
+        json_object_set_new(o, "signals", sg);
+        json_t *ctx = json_array();
+        for (size_t k = 0; k < r->ncontext; k++) {
+            json_t *c = jcond(&r->context[k]);
+            json_object_set_new(c, "weight", json_real(r->context[k].weight));
+            json_array_append_new(ctx, c);
+        }
+        json_object_set_new(o, "context", ctx);
+        json_t *ch = json_array();
+        for (size_t k = 0; k < r->nchecks; k++) {
+            const dx_check *c = &r->checks[k];
+            json_t *x = c->cond.fact ? jcond(&c->cond) : json_object();
+            json_object_set_new(x, "says", json_string(c->says));
+            if (c->command)
+                json_object_set_new(x, "command", json_string(c->command));
+            json_array_append_new(ch, x);
+        }
+        json_object_set_new(o, "checks", ch);
+        json_t *va = json_array();
+        for (size_t k = 0; k < r->nvariants; k++) {
+            const dx_variant *v = &r->variants[k];
+            json_t *x = json_object();
+            json_object_set_new(x, "id", json_string(v->id));
+            json_object_set_new(x, "title", json_string(v->title));
+            json_object_set_new(x, "signals", jstrings(v->signals, v->nsignals));
+            json_object_set_new(x, "fix", jstrings(v->fix, v->nfix));
+            json_array_append_new(va, x);
+        }
+        json_object_set_new(o, "variants", va);
+        json_t *nb = json_array();
+        for (size_t k = 0; k < r->nneighbours; k++) {
+            json_t *x = json_object();
+            json_object_set_new(x, "id", json_string(r->neighbours[k].id));
+            json_object_set_new(x, "tell", json_string(r->neighbours[k].tell));
+            json_array_append_new(nb, x);
+        }
+        json_object_set_new(o, "neighbours", nb);
+        json_t *ex = json_array();
+        for (size_t k = 0; k < r->nexamples; k++) {
+            json_t *x = json_object();
+            json_object_set_new(x, "path", json_string(r->examples[k].path));
+            json_object_set_new(x, "source", json_string(r->examples[k].source));
+            json_object_set_new(x, "constructed", json_boolean(r->examples[k].constructed));
+            json_array_append_new(ex, x);
+        }
+        json_object_set_new(o, "examples", ex);
+        json_object_set_new(o, "fix", jstrings(r->fix, r->nfix));
+        json_object_set_new(o, "body", json_string(r->body));
+    }
+    return dump(o, out, err);
+}
+
+int ddx_kb_write_ref_text(const ddx_kb *kb, size_t i, int color, FILE *out, ddx_error *err)
+{
+    if (i >= kb->nrefs)
+        return dx_err(err, DDX_ENOTFOUND, "no reference number %zu", i);
+    style s = make_style(color);
+    const dx_ref *r = kb->refs[i];
+    fprintf(out, "%s%s%s\n%s%s · %s · %s%s\n", s.bold, r->title, s.off, s.dim, r->id,
+            r->category, r->kind, s.off);
+    if (r->summary)
+        fprintf(out, "\n%s\n", r->summary);
+    /* the body, with Markdown headings made bold and backquotes dropped */
+    const char *p = r->body;
+    while (*p) {
+        const char *eol = strchr(p, '\n');
+        size_t len = eol ? (size_t)(eol - p) : strlen(p);
+        if (len > 3 && !strncmp(p, "## ", 3))
+            fprintf(out, "%s%.*s%s\n", s.bold, (int)(len - 3), p + 3, s.off);
+        else {
+            for (size_t k = 0; k < len; k++)
+                if (p[k] != '`')
+                    fputc(p[k], out);
+            fputc('\n', out);
+        }
+        if (!eol)
+            break;
+        p = eol + 1;
+    }
+    fprintf(out, "%sSignals%s\n", s.bold, s.off);
+    for (size_t k = 0; k < r->nsignals; k++)
+        fprintf(out, "  %-8s %4.1f  %s\n", dx_role_name(r->signals[k].role),
+                r->signals[k].weight, r->signals[k].pattern);
+    fprintf(out, "\n%sSources%s\n", s.bold, s.off);
+    for (size_t k = 0; k < r->nsources; k++)
+        fprintf(out, "  %s\n", r->sources[k]);
+    if (ferror(out))
+        return dx_err(err, DDX_EIO, "cannot write the output");
+    return DDX_OK;
+}

@@ -1,0 +1,52 @@
+# The engine on the small test knowledge base (tests/data/kb), independent of the catalogue.
+$ diagnose --no-builtin --kb tests/data/kb tests/data/kb/examples/t-root/one.log
+? 1
+> t-root  A root failure on one rank
+> started: tests/data/kb/examples/t-root/one.log:2 (rank 1)
+> Culprit rank: 1
+
+$ diagnose --no-builtin --kb tests/data/kb tests/data/kb/examples/t-symptom
+? 1
+> t-symptom
+
+$ diagnose --no-builtin --kb tests/data/kb --json tests/data/kb/examples/t-root/one.log
+? 1
+> "schema": 1
+> "culprit_rank": 1
+> "level": "likely"
+
+$ diagnose --no-builtin --kb tests/data/kb - < tests/data/kb/examples/t-root/two.log
+? 1
+> t-root
+
+$ diagnose --no-builtin --kb tests/data/kb tests/data/kb/test/t-noise.md
+? 0
+> No known failure found
+
+$ refs --no-builtin --kb tests/data/kb
+? 0
+> t-root
+> t-symptom
+
+$ refs --no-builtin --kb tests/data/kb --json
+? 0
+> "id": "t-root"
+> "sources"
+
+$ show --no-builtin --kb tests/data/kb t-root
+? 0
+> A root failure on one rank
+> What happens
+
+$ lint tests/data/kb
+? 0
+> 3 references valid, 4 examples rank their reference first
+
+$ lint tests/data/kb-bad
+? 1
+> at least two sources are needed
+> not b
+
+$ lint tests/data/no-such-dir
+? 2
+> is not a folder of references

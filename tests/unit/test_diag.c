@@ -1,0 +1,192 @@
+/* test_diag.c -- the public API end to end on a small test knowledge base: scoring, the root
+ * before its symptoms, context from facts, checks, noise, a healthy log, allocation failures. */
+#include "diag.h"
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+
+static ddx_kb *kb;
+
+static int setup(void **state)
+{
+    (void)state;
+    char path[4096];
+    ddx_error e = {0};
+    snprintf(path, sizeof path, "%s/kb", getenv("DDX_TEST_DATA"));
+    return ddx_kb_open_dir(&kb, path, &e);
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    ddx_kb_close(kb);
+    return 0;
+}
+
+/* Diagnoses the given (name, text) buffers. */
+static ddx_report *run(int flags, size_t n, const char *const *bufs)
+{
+    ddx_job *job;
+    ddx_report *rep = NULL;
+    ddx_error e = {0};
+    assert_int_equal(ddx_job_new(&job, kb, &e), DDX_OK);
+    for (size_t i = 0; i < n; i++)
+        assert_int_equal(ddx_job_add_buffer(job, bufs[2 * i], bufs[2 * i + 1],
+                                            strlen(bufs[2 * i + 1]), &e),
+                         DDX_OK);
+    assert_int_equal(ddx_job_diagnose(job, flags, &rep, &e), DDX_OK);
+    ddx_job_free(job);
+    return rep;
+}
+
+static void test_root_outranks_symptoms(void **state)
+{
+    (void)state;
+    /* rank 0 times out later and louder; rank 1 failed first */
+    const char *const in[] = {
+        "rank0.log",
+        "2024-05-01 12:00:09,000 Timed out waiting for peers\n"
+        "2024-05-01 12:00:10,000 Timed out waiting for peers\n"
+        "ChildFailedError\n",
+        "rank1.log",
+        "2024-05-01 12:00:01,000 RuntimeError: boom on rank 1\n",
+    };
+    ddx_report *rep = run(DDX_DIAG_ALL, 2, in);
+    assert_true(ddx_report_count(rep) >= 2);
+    assert_string_equal(ddx_report_id(rep, 0), "t-root");
+    assert_string_equal(ddx_report_id(rep, 1), "t-symptom");
+    assert_true(ddx_report_confidence(rep, 0) > ddx_report_confidence(rep, 1));
+    assert_int_equal(ddx_report_culprit_rank(rep), 1);
+    /* the score is explained: the earliest-root bonus names the line */
+    const dx_finding *f = &rep->f[0];
+    int found = 0;
+    for (size_t i = 0; i < f->ncontribs; i++)
+        found |= strstr(f->contribs[i].why, "earliest root failure") != NULL &&
+                 strstr(f->contribs[i].why, "rank1.log:1") != NULL;
+    assert_true(found);
+    ddx_report_free(rep);
+}
+
+static void test_healthy_log_is_quiet(void **state)
+{
+    (void)state;
+    const char *const in[] = {"train.log", "step 1 loss 2.3\nstep 2 loss 2.1\nharmless warning\n"};
+    ddx_report *rep = run(0, 1, in);
+    assert_int_equal(ddx_report_count(rep), 0);
+    assert_int_equal(rep->noise_lines, 1);
+    ddx_report_free(rep);
+}
+
+static void test_context_and_checks(void **state)
+{
+    (void)state;
+    const char *const without[] = {"log", "RuntimeError: boom on rank 0\n"};
+    const char *const with[] = {"log", "RuntimeError: boom on rank 0\n", "pip-freeze.txt",
+                                "numpy==1.26.0\ntorch==2.1.0\n"};
+    const char *const old[] = {"log", "RuntimeError: boom on rank 0\n", "pip-freeze.txt",
+                               "torch==1.13.1\n"};
+    ddx_report *a = run(0, 1, without), *b = run(0, 2, with), *c = run(0, 2, old);
+    double ca = ddx_report_confidence(a, 0), cb = ddx_report_confidence(b, 0),
+           cc = ddx_report_confidence(c, 0);
+    assert_true(cb > ca);
+    assert_true(cc < ca);
+    /* checks: confirmed with torch 2.1, contradicted with 1.13, not visible without facts */
+    assert_int_equal(a->f[0].checks[0].status, DX_CHECK_NOT_VISIBLE);
+    assert_int_equal(b->f[0].checks[0].status, DX_CHECK_CONFIRMED);
+    assert_non_null(strstr(b->f[0].checks[0].because, "pip-freeze.txt:2"));
+    assert_int_equal(c->f[0].checks[0].status, DX_CHECK_CONTRADICTED);
+    assert_int_equal(b->f[0].checks[1].status, DX_CHECK_NOT_VISIBLE);
+    ddx_report_free(a);
+    ddx_report_free(b);
+    ddx_report_free(c);
+}
+
+static void test_variant_and_json(void **state)
+{
+    (void)state;
+    const char *const in[] = {"log", "boom detail: gears\nRuntimeError: boom on rank 2\n"};
+    ddx_report *rep = run(0, 1, in);
+    assert_non_null(rep->f[0].variant);
+    assert_string_equal(rep->f[0].variant->id, "detailed");
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    ddx_error e = {0};
+    assert_int_equal(ddx_report_write_json(rep, f, &e), DDX_OK);
+    fclose(f);
+    static const char *const keys[] = {"\"schema\": 1", "\"ddx_version\"", "\"inputs\"",
+                                       "\"culprit_rank\": 2", "\"diagnoses\"", "\"first_seen\"",
+                                       "\"evidence\"", "\"checks\"", "\"fix\"", "\"sources\"",
+                                       "\"facts\"", "\"timeline\"", "\"level\"",
+                                       "Do the detailed thing."};
+    for (size_t i = 0; i < sizeof keys / sizeof *keys; i++)
+        if (!strstr(buf, keys[i]))
+            fail_msg("JSON lacks %s:\n%s", keys[i], buf);
+    free(buf);
+    ddx_report_free(rep);
+}
+
+static void test_invalid_bytes_in_evidence(void **state)
+{
+    (void)state;
+    const char text[] = "RuntimeError: boom on rank 0 \xff\xfe\x01 end\n";
+    ddx_job *job;
+    ddx_report *rep;
+    ddx_error e = {0};
+    assert_int_equal(ddx_job_new(&job, kb, &e), DDX_OK);
+    assert_int_equal(ddx_job_add_buffer(job, "log", text, sizeof text - 1, &e), DDX_OK);
+    assert_int_equal(ddx_job_diagnose(job, 0, &rep, &e), DDX_OK);
+    const char *t = rep->f[0].evid[0].ev->text;
+    assert_non_null(strstr(t, "\xEF\xBF\xBD"));
+    assert_null(strchr(t, '\x01'));
+    ddx_report_free(rep);
+    ddx_job_free(job);
+}
+
+static void test_missing_path(void **state)
+{
+    (void)state;
+    ddx_job *job;
+    ddx_error e = {0};
+    assert_int_equal(ddx_job_new(&job, kb, &e), DDX_OK);
+    assert_int_equal(ddx_job_add_path(job, "/nonexistent/rank3.log", &e), DDX_EIO);
+    assert_non_null(strstr(e.message, "/nonexistent/rank3.log"));
+    ddx_job_free(job);
+}
+
+static void test_allocation_failures(void **state)
+{
+    (void)state;
+    const char *text = "2024-05-01 12:00:01,000 RuntimeError: boom on rank 1\nTimed out waiting for peers\n";
+    for (long n = 1; n < 400; n++) {
+        ddx_job *job = NULL;
+        ddx_report *rep = NULL;
+        ddx_error e = {0};
+        dx_alloc_fail_after(n);
+        int rc = ddx_job_new(&job, kb, &e);
+        if (!rc)
+            rc = ddx_job_add_buffer(job, "log", text, strlen(text), &e);
+        if (!rc)
+            rc = ddx_job_diagnose(job, 0, &rep, &e);
+        dx_alloc_fail_after(0);
+        assert_true(rc == DDX_OK || rc == DDX_ENOMEM);
+        ddx_report_free(rep);
+        ddx_job_free(job);
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_root_outranks_symptoms),
+        cmocka_unit_test(test_healthy_log_is_quiet),
+        cmocka_unit_test(test_context_and_checks),
+        cmocka_unit_test(test_variant_and_json),
+        cmocka_unit_test(test_invalid_bytes_in_evidence),
+        cmocka_unit_test(test_missing_path),
+        cmocka_unit_test(test_allocation_failures),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}

@@ -1,0 +1,90 @@
+/* test_facts.c -- version comparison, ranges, conditions and the fact store. */
+#include "facts.h"
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+
+static void test_version_order(void **state)
+{
+    (void)state;
+    static const char *const ascending[] = {"0.9.5", "0.14.0", "0.14.2", "0.15", "1.13.0a0",
+                                            "1.13.1", "2.1.0a0+git1234", "2.1.0", "2.5.1+cu121",
+                                            "2.10.0", "12.2"};
+    for (size_t i = 0; i + 1 < sizeof ascending / sizeof *ascending; i++) {
+        assert_true(dx_version_cmp(ascending[i], ascending[i + 1]) < 0);
+        assert_true(dx_version_cmp(ascending[i + 1], ascending[i]) > 0);
+    }
+    assert_int_equal(dx_version_cmp("2.5", "2.5.0"), 0);
+    assert_int_equal(dx_version_cmp("2.5.1+cu121", "2.5.1"), 0);
+    assert_true(dx_version_cmp("2.0.0rc1", "2.0.0") < 0);
+    assert_true(dx_version_cmp("0.14.0.dev0", "0.14.0") < 0);
+}
+
+static void test_version_range(void **state)
+{
+    (void)state;
+    assert_true(dx_version_in_range("0.14.2", ">=0.14.0,<0.15"));
+    assert_false(dx_version_in_range("0.15.0", ">=0.14.0,<0.15"));
+    assert_false(dx_version_in_range("0.13.9", ">=0.14.0, <0.15"));
+    assert_true(dx_version_in_range("2.5.1+cu121", ">=2.5"));
+    assert_true(dx_version_in_range("2.4.0", "!=2.5.0"));
+    assert_true(dx_version_in_range("2.4.0", "==2.4"));
+}
+
+static void test_conditions(void **state)
+{
+    (void)state;
+    dx_facts f = {0};
+    assert_int_equal(dx_facts_set(&f, "deepspeed.version", " 0.14.2 ", 8, "env.txt", 14), DDX_OK);
+    assert_int_equal(dx_facts_set(&f, "deepspeed.zero_stage", "3", 1, "ds.json", 0), DDX_OK);
+    assert_int_equal(dx_facts_set(&f, "ddp.find_unused_parameters", "False", 5, "log", 2), DDX_OK);
+    /* the first value wins */
+    assert_int_equal(dx_facts_set(&f, "deepspeed.zero_stage", "2", 1, "other.json", 0), DDX_OK);
+    assert_string_equal(dx_facts_get(&f, "deepspeed.version")->value, "0.14.2");
+    assert_string_equal(dx_facts_get(&f, "deepspeed.zero_stage")->value, "3");
+
+    dx_cond c = {"deepspeed.version", DX_OP_RANGE, ">=0.14,<0.15", 1.0, NULL};
+    dx_fact *used = NULL;
+    assert_int_equal(dx_cond_eval(&c, &f, &used), 1);
+    assert_non_null(used);
+    assert_int_equal(used->line, 14);
+    dx_cond stage = {"deepspeed.zero_stage", DX_OP_EQUALS, "3", 1.0, NULL};
+    assert_int_equal(dx_cond_eval(&stage, &f, NULL), 1);
+    dx_cond stage2 = {"deepspeed.zero_stage", DX_OP_EQUALS, "2", 1.0, NULL};
+    assert_int_equal(dx_cond_eval(&stage2, &f, NULL), 0);
+    dx_cond b = {"ddp.find_unused_parameters", DX_OP_EQUALS, "false", 1.0, NULL};
+    assert_int_equal(dx_cond_eval(&b, &f, NULL), 1);
+    dx_cond missing = {"torch.version", DX_OP_RANGE, ">=2", 1.0, NULL};
+    assert_int_equal(dx_cond_eval(&missing, &f, NULL), -1);
+    dx_cond exists = {"torch.version", DX_OP_EXISTS, "false", 1.0, NULL};
+    assert_int_equal(dx_cond_eval(&exists, &f, NULL), 1);
+    dx_facts_fini(&f);
+}
+
+static void test_config_json(void **state)
+{
+    (void)state;
+    dx_facts f = {0};
+    const char *cfg = "{\"train_batch_size\": 64, \"zero_optimization\": {\"stage\": 3, "
+                      "\"offload_optimizer\": {\"device\": \"cpu\"}}, \"bf16\": {\"enabled\": true}}";
+    assert_int_equal(dx_facts_from_config(&f, "ds.json", cfg, strlen(cfg)), DDX_OK);
+    assert_string_equal(dx_facts_get(&f, "deepspeed.zero_stage")->value, "3");
+    assert_string_equal(dx_facts_get(&f, "deepspeed.offload_optimizer")->value, "cpu");
+    assert_string_equal(dx_facts_get(&f, "deepspeed.bf16")->value, "true");
+    assert_string_equal(dx_facts_get(&f, "deepspeed.train_batch_size")->value, "64");
+    assert_null(dx_facts_get(&f, "deepspeed.offload_param"));
+    dx_facts_fini(&f);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_version_order),
+        cmocka_unit_test(test_version_range),
+        cmocka_unit_test(test_conditions),
+        cmocka_unit_test(test_config_json),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

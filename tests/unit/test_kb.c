@@ -1,0 +1,122 @@
+/* test_kb.c -- parsing references: fields, errors with file and line, fix steps, lint rules. */
+#include "kb.h"
+#include "lint.h"
+#include "match.h"
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+
+static const char *const good =
+    "---\n"
+    "id: x-ref\n"
+    "title: X\n"
+    "category: test\n"
+    "kind: crash\n"
+    "prior: 0.1\n"
+    "signals:\n"
+    "  - id: s1\n"
+    "    role: root\n"
+    "    weight: 2\n"
+    "    pattern: 'exact (?<rank>\\d+)'\n"
+    "sources: [https://a.example, https://b.example]\n"
+    "---\n"
+    "## What happens\nText.\n## Fix\n1. One\n   continued.\n2. Two.\n\nAfter.\n## Tell it apart from\nX\n";
+
+static int parse(const char *text, dx_ref *r, ddx_error *e)
+{
+    dx_arena *a = dx_arena_new();
+    int rc = dx_kb_parse(a, "test/x-ref.md", text, strlen(text), r, e);
+    /* the arena holds the strings the tests inspect: keep it for the process lifetime */
+    return rc;
+}
+
+static void test_parse_good(void **state)
+{
+    (void)state;
+    dx_ref r;
+    ddx_error e = {0};
+    assert_int_equal(parse(good, &r, &e), DDX_OK);
+    assert_string_equal(r.id, "x-ref");
+    assert_int_equal(r.nsignals, 1);
+    assert_int_equal(r.signals[0].role, DX_ROLE_ROOT);
+    assert_string_equal(r.signals[0].pattern, "exact (?<rank>\\d+)");
+    assert_int_equal(r.nsources, 2);
+    assert_int_equal(r.nfix, 2);
+    assert_string_equal(r.fix[0], "One continued.");
+    assert_string_equal(r.fix[1], "Two.");
+    assert_string_equal(r.file, "test/x-ref.md");
+}
+
+static void expect_error(const char *text, const char *fragment)
+{
+    dx_ref r;
+    ddx_error e = {0};
+    assert_int_equal(parse(text, &r, &e), DDX_EFORMAT);
+    if (!strstr(e.message, fragment))
+        fail_msg("message '%s' lacks '%s'", e.message, fragment);
+}
+
+static void test_parse_errors(void **state)
+{
+    (void)state;
+    expect_error("no front matter\n", "test/x-ref.md:1:");
+    expect_error("---\nid: x\n", "not closed");
+    expect_error("---\nid: x\nseverty: 3\n---\n", "test/x-ref.md:3: unknown key 'severty'");
+    expect_error("---\nid: x\ntitle: t\ncategory: c\nkind: crash\n---\n", "missing 'prior'");
+    expect_error("---\nid: x\nprior: high\n---\n", "expected a number");
+    expect_error("---\nid: x\nsignals:\n  - id: s\n    role: cause\n    weight: 1\n    pattern: a\n---\n",
+                 "test/x-ref.md:5: role must be");
+    expect_error("---\nid: [x\n---\n", "YAML error");
+    expect_error("---\nid: x\nsignals:\n  - id: s\n    role: root\n    pattern: a\n---\n",
+                 "without a weight");
+}
+
+static void test_lint_rules(void **state)
+{
+    (void)state;
+    dx_buf problems = {0};
+    dx_lint_stats st;
+    ddx_error e = {0};
+    char path[4096];
+    snprintf(path, sizeof path, "%s/kb", getenv("DDX_TEST_DATA"));
+    assert_int_equal(dx_lint_dir(path, 0, NULL, &problems, &st, &e), DDX_OK);
+    assert_int_equal(st.refs, 3);
+    assert_int_equal(st.examples, 4);
+    dx_buf_fini(&problems);
+
+    /* a bad pattern is caught by the engines */
+    char msg[300];
+    assert_int_equal(dx_pattern_check("unclosed (group", 0, msg, sizeof msg), DDX_EFORMAT);
+    assert_non_null(strstr(msg, "PCRE2"));
+    assert_int_equal(dx_pattern_check("fine \\d+ (?<rank>\\d+)", 0, msg, sizeof msg), DDX_OK);
+}
+
+static void test_lint_bad_dir(void **state)
+{
+    (void)state;
+    dx_buf problems = {0};
+    dx_lint_stats st;
+    ddx_error e = {0};
+    char path[4096];
+    snprintf(path, sizeof path, "%s/kb-bad", getenv("DDX_TEST_DATA"));
+    assert_int_equal(dx_lint_dir(path, 0, NULL, &problems, &st, &e), DDX_EFORMAT);
+    assert_non_null(problems.p);
+    assert_non_null(strstr(problems.p, "at least two sources"));
+    assert_non_null(strstr(problems.p, "is already used"));
+    assert_non_null(strstr(problems.p, "ranks"));
+    assert_non_null(strstr(problems.p, "category 'wrong' differs"));
+    dx_buf_fini(&problems);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_parse_good),
+        cmocka_unit_test(test_parse_errors),
+        cmocka_unit_test(test_lint_rules),
+        cmocka_unit_test(test_lint_bad_dir),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,104 @@
+/* test_match.c -- the two-stage engine: candidates per line, PCRE2 confirmation, captures. */
+#include "match.h"
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+
+static const dx_signal sigs[] = {
+    {"a", DX_ROLE_ROOT, 1, "CUDA out of memory", NULL, 0},
+    {"b", DX_ROLE_ROOT, 1, "rank (?<rank>\\d+) failed", NULL, 0},
+    {"c", DX_ROLE_ROOT, 1, "^Traceback", NULL, 0},
+    {"d", DX_ROLE_ROOT, 1, "nccl error", NULL, 1},
+    /* prefilter superset: Vectorscan approximates, PCRE2 decides */
+    {"e", DX_ROLE_ROOT, 1, "x(?=y)", NULL, 0},
+};
+
+static void test_scan_and_confirm(void **state)
+{
+    (void)state;
+    const dx_signal *ptrs[5];
+    for (size_t i = 0; i < 5; i++)
+        ptrs[i] = &sigs[i];
+    dx_matcher *m = NULL;
+    dx_scan *s = NULL;
+    ddx_error e = {0};
+    assert_int_equal(dx_matcher_new(&m, ptrs, 5, NULL, 0, &e), DDX_OK);
+    assert_int_equal(dx_scan_new(&s, m, &e), DDX_OK);
+    const char text[] = "hello\n"
+                        "rank 3 failed; CUDA out of memory; CUDA out of memory again\n"
+                        "  Traceback (not at start)\n"
+                        "Traceback (most recent call last):\n"
+                        "NCCL ERROR here\n"
+                        "xz then xy\n";
+    const dx_cand *c;
+    size_t n;
+    assert_int_equal(dx_scan_chunk(s, text, sizeof text - 1, &c, &n, &e), DDX_OK);
+    /* one candidate per (line, signal), sorted by line then signal */
+    size_t confirmed = 0;
+    int seen_b = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (i)
+            assert_true(c[i - 1].line < c[i].line ||
+                        (c[i - 1].line == c[i].line && c[i - 1].sig < c[i].sig));
+        const char *line = text + c[i].line;
+        size_t len = c[i].end - c[i].line;
+        if (dx_scan_confirm(s, c[i].sig, line, len)) {
+            confirmed++;
+            if (c[i].sig == 1) {
+                dx_str r;
+                assert_true(dx_scan_capture(s, "rank", &r));
+                assert_int_equal(r.n, 1);
+                assert_memory_equal(r.p, "3", 1);
+                seen_b = 1;
+            }
+            if (c[i].sig == 2)
+                assert_memory_equal(line, "Traceback (most", 15);
+        }
+    }
+    assert_true(seen_b);
+    /* a, b on line 2; c on line 4 only; d caseless on line 5; e on line 6 */
+    assert_int_equal(confirmed, 5);
+    dx_scan_free(s);
+    dx_matcher_free(m);
+}
+
+static void test_serialize_roundtrip(void **state)
+{
+    (void)state;
+    const dx_signal *ptrs[2] = {&sigs[0], &sigs[1]};
+    dx_matcher *m = NULL, *m2 = NULL;
+    ddx_error e = {0};
+    char *bytes;
+    size_t len;
+    assert_int_equal(dx_matcher_new(&m, ptrs, 2, NULL, 0, &e), DDX_OK);
+    assert_int_equal(dx_matcher_serialize(m, &bytes, &len, &e), DDX_OK);
+    assert_true(len > 0);
+    assert_int_equal(dx_matcher_new(&m2, ptrs, 2, (unsigned char *)bytes, len, &e), DDX_OK);
+    dx_scan *s;
+    assert_int_equal(dx_scan_new(&s, m2, &e), DDX_OK);
+    const dx_cand *c;
+    size_t n;
+    const char t[] = "rank 12 failed\n";
+    assert_int_equal(dx_scan_chunk(s, t, sizeof t - 1, &c, &n, &e), DDX_OK);
+    assert_int_equal(n, 1);
+    assert_int_equal(c[0].sig, 1);
+    /* garbage bytes fall back to compiling */
+    dx_matcher *m3 = NULL;
+    assert_int_equal(dx_matcher_new(&m3, ptrs, 2, (const unsigned char *)"junk", 4, &e), DDX_OK);
+    dx_matcher_free(m3);
+    dx_scan_free(s);
+    dx_matcher_free(m2);
+    dx_matcher_free(m);
+    dx_free(bytes);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_scan_and_confirm),
+        cmocka_unit_test(test_serialize_roundtrip),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
