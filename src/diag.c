@@ -312,6 +312,13 @@ static int scan_log(scan_state *st, const dx_member *m, dx_reader *r, dx_input_i
         rc = dx_scan_chunk(st->scan, c.data, c.len, &cands, &ncands, st->err);
         if (rc)
             return rc;
+        for (size_t t = 0; t < c.ntrunc && st->rep->nwarnings < 20; t++) {
+            char w[600];
+            snprintf(w, sizeof w, "%s:%llu: line longer than %u KiB; only its start was read",
+                     m->path, (unsigned long long)c.trunc_lines[t], DX_LINE_MAX >> 10);
+            if ((rc = add_warning(st->rep, w)))
+                return rc;
+        }
         uint64_t lineno = c.first_line;
         size_t off = 0;
         while (off < c.len) {
