@@ -336,11 +336,13 @@ static int scan_log(scan_state *st, const dx_member *m, dx_reader *r, dx_input_i
             }
             if (rank >= 0 && add_rank(&info->ranks, &info->nranks, &info->capranks, rank, 4096))
                 return DDX_ENOMEM;
+            if (info->kind == DX_KIND_LOG && (rc = dx_job_line(&st->rep->job, rank, &a)))
+                return rc;
             for (; ci < ncands && cands[ci].line == off; ci++) {
                 uint32_t sig = cands[ci].sig;
                 if (!dx_scan_confirm(st->scan, sig, line, len))
                     continue;
-                if (kb->sig_ref[sig] == UINT32_MAX) {
+                if (kb->sig_ref[sig] == DX_SIG_FACT) {
                     if ((rc = dx_fact_extract(kb->sig_idx[sig], st->scan, &st->rep->facts,
                                               m->path, lineno)))
                         return rc;
@@ -348,6 +350,12 @@ static int scan_log(scan_state *st, const dx_member *m, dx_reader *r, dx_input_i
                 }
                 if (info->kind != DX_KIND_LOG)
                     continue; /* env dumps and configs give facts, not failures */
+                if (kb->sig_ref[sig] == DX_SIG_JOB) {
+                    if ((rc = dx_job_hit(&st->rep->job, kb->sig_idx[sig], st->scan, rank,
+                                         m->path, lineno)))
+                        return rc;
+                    continue;
+                }
                 const dx_signal *sg = kb->sigs[sig];
                 if (sg->role == DX_ROLE_NOISE) {
                     st->rep->noise_lines++;
@@ -365,6 +373,11 @@ static int scan_log(scan_state *st, const dx_member *m, dx_reader *r, dx_input_i
                 ev.seq = ((uint64_t)input_index << 40) | lineno;
                 if ((rc = record_hit(st, sig, &ev, line, len)))
                     return rc;
+                if (sg->role == DX_ROLE_ROOT && ev.rank >= 0) {
+                    dx_rank *x = dx_job_rank(&st->rep->job, ev.rank);
+                    if (x && !x->first_error)
+                        x->first_error = dx_clean_text(line + a.body, len - a.body, 200);
+                }
             }
             lineno++;
             off += len + 1;
@@ -653,7 +666,7 @@ static int build_timeline(ddx_report *rep)
     const ddx_kb *kb = rep->kb;
     size_t n = 0;
     for (size_t s = 0; s < kb->nsig; s++)
-        if (kb->sig_ref[s] != UINT32_MAX)
+        if (DX_SIG_IS_REF(kb->sig_ref[s]))
             n += hits_of(rep, s)->nev;
     if (!n)
         return DDX_OK;
@@ -661,7 +674,7 @@ static int build_timeline(ddx_report *rep)
     if (!rep->timeline)
         return DDX_ENOMEM;
     for (size_t s = 0; s < kb->nsig; s++) {
-        if (kb->sig_ref[s] == UINT32_MAX)
+        if (!DX_SIG_IS_REF(kb->sig_ref[s]))
             continue;
         for (size_t k = 0; k < hits_of(rep, s)->nev; k++)
             rep->timeline[rep->ntimeline++] =
@@ -789,20 +802,112 @@ done:
     return rc;
 }
 
-static void find_culprit(ddx_report *rep)
+static int add_culprit_signal(ddx_report *rep, const char *fmt, ...) DX_PRINTF(2, 3);
+static int add_culprit_signal(ddx_report *rep, const char *fmt, ...)
 {
+    char buf[600];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    size_t cap = rep->nculprit_signals;
+    if (dx_grow((void **)&rep->culprit_signals, &cap, rep->nculprit_signals + 1, sizeof(char *)))
+        return DDX_ENOMEM;
+    if (!(rep->culprit_signals[rep->nculprit_signals] = dx_strdup(buf)))
+        return DDX_ENOMEM;
+    rep->nculprit_signals++;
+    return DDX_OK;
+}
+
+/* The culprit rank, from independent signals, most direct first:
+ *   1. the first root failure of the top finding, on a rank that is known;
+ *   2. the NCCL watchdog: among ranks that printed timeouts, the one whose last completed
+ *      collective is behind the others, or the one known rank that printed no timeout at all;
+ *   3. torchelastic's "Root Cause (first observed failure)" entry (a signal-killed worker has
+ *      no error file, so its "first observed" time is when the agent noticed: least reliable).
+ * The first that names a single rank decides; the others are reported as agreeing or not. */
+static int find_culprit(ddx_report *rep)
+{
+    dx_job_model *jm = &rep->job;
+    int root = -1, wd = -1, table = jm->rc_rank;
+    int rc;
     rep->culprit = -1;
-    if (!rep->nkept)
-        return;
-    const dx_finding *f = &rep->f[0];
-    const dx_event *e = f->first_ranked;
-    if (e && f->has_root) {
-        rep->culprit = e->rank;
-        char buf[300];
-        snprintf(buf, sizeof buf, "the first root failure of %s is on rank %d (%s:%llu)",
-                 f->ref->id, e->rank, rep->inputs[e->input].path, (unsigned long long)e->line);
-        rep->culprit_why = dx_strdup(buf);
+    if (rep->nkept) {
+        const dx_finding *f = &rep->f[0];
+        if (f->first_ranked && f->has_root)
+            root = f->first_ranked->rank;
     }
+    /* the watchdog picture */
+    size_t timed = 0, silent = 0, known = 0;
+    long long lo = -1, hi = -1;
+    int lo_rank = -1, silent_rank = -1, nlo = 0;
+    for (size_t r = 0; r < jm->nby; r++) {
+        const dx_rank *x = jm->by_rank[r];
+        if (!x)
+            continue;
+        known++;
+        if (x->timed_out)
+            timed++;
+        else if (!x->first_error) {
+            silent++;
+            silent_rank = x->rank;
+        }
+        if (x->has_last_completed && x->last_completed >= 0) {
+            if (lo < 0 || x->last_completed < lo) {
+                lo = x->last_completed;
+                lo_rank = x->rank;
+                nlo = 1;
+            } else if (x->last_completed == lo)
+                nlo++;
+            if (x->last_completed > hi)
+                hi = x->last_completed;
+        }
+    }
+    char why[300] = "";
+    if (timed && lo >= 0 && hi > lo && nlo == 1) {
+        wd = lo_rank;
+        snprintf(why, sizeof why, "rank %d's last completed collective (%lld) is behind the "
+                 "others' (up to %lld)", wd, lo, hi);
+    } else if (timed >= 1 && silent == 1 && known >= 2) {
+        wd = silent_rank;
+        snprintf(why, sizeof why, "%zu rank%s reported a watchdog timeout; rank %d, seen in the "
+                 "logs, reported none", timed, timed == 1 ? "" : "s", wd);
+    }
+    if (root >= 0 && (rc = add_culprit_signal(rep, "first root failure: rank %d (%s)", root,
+                                               rep->f[0].ref->id)))
+        return rc;
+    if (wd >= 0 && (rc = add_culprit_signal(rep, "NCCL watchdog: %s", why)))
+        return rc;
+    if (table >= 0) {
+        if (jm->rc_has_exitcode && jm->rc_exitcode < 0)
+            rc = add_culprit_signal(rep, "torchelastic root cause: rank %d, exit code %d (killed "
+                                    "by signal %d, so its time is when the agent noticed; %s)",
+                                    table, jm->rc_exitcode, -jm->rc_exitcode,
+                                    jm->rc_where ? jm->rc_where : "");
+        else
+            rc = add_culprit_signal(rep, "torchelastic root cause: rank %d (%s)", table,
+                                    jm->rc_where ? jm->rc_where : "");
+        if (rc)
+            return rc;
+    }
+    int pick = root >= 0 ? root : wd >= 0 ? wd : table;
+    if (pick < 0)
+        return DDX_OK;
+    /* the top finding's own evidence must not contradict a launcher-only pick: a table entry
+     * alone is used only when some finding is reported */
+    if (root < 0 && wd < 0 && !rep->nkept)
+        return DDX_OK;
+    rep->culprit = pick;
+    int agree = (root < 0 || root == pick) + (wd < 0 || wd == pick) + (table < 0 || table == pick);
+    char buf[700];
+    snprintf(buf, sizeof buf, "%s%s",
+             root >= 0 ? "the first root failure is on this rank"
+             : wd >= 0 ? "the NCCL watchdog points at this rank"
+                       : "torchelastic names it as the first failure",
+             agree == 3 ? "; the other signals agree or are silent"
+                        : "; other signals disagree (see culprit_signals)");
+    rep->culprit_why = dx_strdup(buf);
+    return rep->culprit_why ? DDX_OK : DDX_ENOMEM;
 }
 
 /* ==== the entry point ====================================================================== */
@@ -817,6 +922,7 @@ int ddx_job_diagnose(ddx_job *job, int flags, ddx_report **out, ddx_error *err)
         return dx_err(err, DDX_ENOMEM, "out of memory");
     rep->kb = kb;
     rep->culprit = -1;
+    dx_job_model_init(&rep->job);
     rep->all = (flags & DDX_DIAG_ALL) != 0;
     rep->hits = dx_calloc(kb->nsig ? kb->nsig : 1, sizeof(dx_sighits *));
     if (!rep->hits) {
@@ -855,7 +961,10 @@ int ddx_job_diagnose(ddx_job *job, int flags, ddx_report **out, ddx_error *err)
         dx_err(err, rc, "out of memory while scoring");
         goto fail;
     }
-    find_culprit(rep);
+    if ((rc = find_culprit(rep))) {
+        dx_err(err, rc, "out of memory");
+        goto fail;
+    }
     dx_scan_free(st.scan);
     *out = rep;
     return DDX_OK;
@@ -889,6 +998,10 @@ void ddx_report_free(ddx_report *rep)
         dx_free(rep->warnings[i]);
     dx_free(rep->warnings);
     dx_free(rep->culprit_why);
+    for (size_t i = 0; i < rep->nculprit_signals; i++)
+        dx_free(rep->culprit_signals[i]);
+    dx_free(rep->culprit_signals);
+    dx_job_model_fini(&rep->job);
     dx_facts_fini(&rep->facts);
     dx_free(rep);
 }

@@ -10,6 +10,7 @@
 #include "attrib.h"
 #include "facts.h"
 #include "input.h"
+#include "job.h"
 #include "kb.h"
 
 #define DX_HITS_KEEP 4 /* events kept per signal: the earliest in time */
@@ -103,6 +104,9 @@ struct ddx_report {
     size_t nwarnings, capwarnings;
     uint64_t noise_lines;   /* lines recognised as known-harmless */
     int all;                /* DDX_DIAG_ALL was given */
+    dx_job_model job;       /* ranks, timeouts, the launcher's root-cause entry */
+    char **culprit_signals; /* one line per independent signal about the culprit */
+    size_t nculprit_signals;
 };
 
 DX_HIDDEN const char *dx_level_name(double confidence);

@@ -11,11 +11,12 @@
 #include <sys/stat.h>
 
 #include "facts.h"
+#include "job.h"
 #include "match.h"
 
 int dx_kb_build(ddx_kb *kb, const unsigned char *hsdb, size_t hsdb_len, ddx_error *err)
 {
-    size_t n = dx_fact_extractor_count();
+    size_t n = dx_fact_extractor_count() + dx_job_extractor_count();
     for (size_t r = 0; r < kb->nrefs; r++)
         n += kb->refs[r]->nsignals;
     kb->nsig = n;
@@ -33,7 +34,12 @@ int dx_kb_build(ddx_kb *kb, const unsigned char *hsdb, size_t hsdb_len, ddx_erro
         }
     for (size_t i = 0; i < dx_fact_extractor_count(); i++, k++) {
         kb->sigs[k] = dx_fact_extractor_signal(i);
-        kb->sig_ref[k] = UINT32_MAX;
+        kb->sig_ref[k] = DX_SIG_FACT;
+        kb->sig_idx[k] = (uint32_t)i;
+    }
+    for (size_t i = 0; i < dx_job_extractor_count(); i++, k++) {
+        kb->sigs[k] = dx_job_extractor_signal(i);
+        kb->sig_ref[k] = DX_SIG_JOB;
         kb->sig_idx[k] = (uint32_t)i;
     }
     return dx_matcher_new(&kb->m, kb->sigs, kb->nsig, hsdb, hsdb_len, err);

@@ -144,13 +144,18 @@ struct ddx_kb {
     const dx_ref **refs;   /* built-in then user references (a user id replaces a built-in) */
     size_t nrefs;
     dx_reflist user;       /* owns the user references */
-    const dx_signal **sigs; /* every signal: the references' in order, then fact extractors */
+    const dx_signal **sigs; /* every signal: the references' in order, then fact and job
+                               extractors */
     size_t nsig;
-    uint32_t *sig_ref;     /* [nsig] reference index, or UINT32_MAX for a fact extractor */
+    uint32_t *sig_ref;     /* [nsig] reference index, or DX_SIG_FACT / DX_SIG_JOB */
     uint32_t *sig_idx;     /* [nsig] signal index within its reference, or extractor index */
     struct dx_matcher *m;
     const char *dir;       /* folder the references came from when not built in (examples) */
 };
+
+#define DX_SIG_FACT UINT32_MAX        /* sig_ref of a fact extractor (facts.c) */
+#define DX_SIG_JOB (UINT32_MAX - 1)   /* sig_ref of a job extractor (job.c) */
+#define DX_SIG_IS_REF(x) ((x) < DX_SIG_JOB)
 
 /* Builds an opened knowledge base over refs (borrowed; kb->user may own them). */
 DX_HIDDEN int dx_kb_build(ddx_kb *kb, const unsigned char *hsdb, size_t hsdb_len,

@@ -30,6 +30,20 @@ static json_t *jtime(const dx_event *e)
     return json_string(buf);
 }
 
+/* A rank's state: failed (a root failure on it), timed out, silent (no timeout while others
+ * timed out), or healthy. */
+static const char *rank_state(const ddx_report *rep, const dx_rank *x)
+{
+    if (x->first_error)
+        return "failed";
+    if (x->timed_out)
+        return "timed out";
+    for (size_t r = 0; r < rep->job.nby; r++)
+        if (rep->job.by_rank[r] && rep->job.by_rank[r]->timed_out)
+            return "silent";
+    return "healthy";
+}
+
 static double round3(double v) { return round(v * 1000.0) / 1000.0; }
 
 /* A fact value typed as JSON: integers and booleans as such, everything else as text. */
@@ -178,6 +192,37 @@ int ddx_report_write_json(const ddx_report *rep, FILE *out, ddx_error *err)
     json_object_set_new(root, "inputs", inputs);
     json_object_set_new(root, "culprit_rank", jrank(rep->culprit));
     json_object_set_new(root, "culprit_reason", jstr(rep->culprit_why));
+    json_t *cs = json_array();
+    for (size_t i = 0; i < rep->nculprit_signals; i++)
+        json_array_append_new(cs, json_string(rep->culprit_signals[i]));
+    json_object_set_new(root, "culprit_signals", cs);
+    json_t *ranks = json_array();
+    for (size_t r = 0, k = 0; r < rep->job.nby && k < 1024; r++) {
+        const dx_rank *x = rep->job.by_rank[r];
+        if (!x)
+            continue;
+        json_t *o = json_object();
+        char buf[64];
+        json_object_set_new(o, "rank", json_integer(x->rank));
+        json_object_set_new(o, "state", json_string(rank_state(rep, x)));
+        json_object_set_new(o, "lines", json_integer((json_int_t)x->lines));
+        if (x->has_time) {
+            dx_time_format(&x->last_time, buf, sizeof buf);
+            json_object_set_new(o, "last_seen", json_string(buf));
+        } else
+            json_object_set_new(o, "last_seen", json_null());
+        json_object_set_new(o, "first_error", jstr(x->first_error));
+        json_object_set_new(o, "timeout_seq",
+                            x->timeout_seq >= 0 ? json_integer(x->timeout_seq) : json_null());
+        json_object_set_new(o, "timeout_op", x->timeout_op[0] ? json_string(x->timeout_op)
+                                                               : json_null());
+        json_object_set_new(o, "last_completed", x->has_last_completed
+                                                     ? json_integer(x->last_completed)
+                                                     : json_null());
+        json_array_append_new(ranks, o);
+        k++;
+    }
+    json_object_set_new(root, "ranks", ranks);
     json_t *diags = json_array();
     for (size_t i = 0; i < rep->nkept; i++)
         json_array_append_new(diags, jfinding(rep, &rep->f[i]));
@@ -357,9 +402,37 @@ int ddx_report_write_text(const ddx_report *rep, int flags, FILE *out, ddx_error
             fputc('\n', out);
         write_finding(out, rep, &rep->f[i], verbose, &s);
     }
-    if (rep->culprit >= 0)
+    if (rep->culprit >= 0) {
         fprintf(out, "\nCulprit rank: %s%d%s (%s)\n", s.bold, rep->culprit, s.off,
                 rep->culprit_why ? rep->culprit_why : "");
+        for (size_t i = 0; verbose && i < rep->nculprit_signals; i++)
+            fprintf(out, "  - %s\n", rep->culprit_signals[i]);
+    }
+    if (rep->job.nranks > 1 && (verbose || rep->nkept)) {
+        size_t shown = 0, max = verbose ? 4096 : 8;
+        fprintf(out, "\n%sranks%s\n", s.bold, s.off);
+        for (size_t r = 0; r < rep->job.nby; r++) {
+            const dx_rank *x = rep->job.by_rank[r];
+            if (!x)
+                continue;
+            if (shown++ == max) {
+                fprintf(out, "  ... %zu ranks in all (--verbose lists them)\n", rep->job.nranks);
+                break;
+            }
+            char t[64] = "-";
+            if (x->has_time)
+                dx_time_format(&x->last_time, t, sizeof t);
+            fprintf(out, "  %5d  %-9s  last seen %s", x->rank, rank_state(rep, x), t);
+            if (x->timed_out)
+                fprintf(out, "  in %s #%lld", x->timeout_op[0] ? x->timeout_op : "collective",
+                        x->timeout_seq);
+            if (x->has_last_completed)
+                fprintf(out, "  last completed %lld", x->last_completed);
+            if (x->first_error)
+                fprintf(out, "  %.100s", x->first_error);
+            fputc('\n', out);
+        }
+    }
     if (verbose && rep->facts.n) {
         fprintf(out, "\n%sfacts%s\n", s.bold, s.off);
         for (size_t i = 0; i < rep->facts.n; i++) {

@@ -156,6 +156,106 @@ static void test_missing_path(void **state)
     ddx_job_free(job);
 }
 
+static void test_culprit_behind_in_sequence(void **state)
+{
+    (void)state;
+    /* torch 2.4 style: every rank times out; rank 2 completed one collective fewer */
+    const char *const in[] = {
+        "console.log",
+        "[rank0]:[E501 12:00:00.1 ProcessGroupNCCL.cpp:1] [Rank 0] Watchdog caught collective "
+        "operation timeout: WorkNCCL(SeqNum=11, OpType=ALLREDUCE, NumelIn=1, NumelOut=1, "
+        "Timeout(ms)=600000) ran for 600001 milliseconds before timing out.\n"
+        "[rank0]:[E501 12:00:00.2 ProcessGroupNCCL.cpp:2] [PG 0 Rank 0] Exception (either an "
+        "error or timeout) detected by watchdog at work: 11, last enqueued NCCL work: 11, last "
+        "completed NCCL work: 10.\n"
+        "[rank1]:[E501 12:00:00.1 ProcessGroupNCCL.cpp:1] [Rank 1] Watchdog caught collective "
+        "operation timeout: WorkNCCL(SeqNum=11, OpType=ALLREDUCE, NumelIn=1, NumelOut=1, "
+        "Timeout(ms)=600000) ran for 600001 milliseconds before timing out.\n"
+        "[rank1]:[E501 12:00:00.2 ProcessGroupNCCL.cpp:2] [PG 0 Rank 1] Exception (either an "
+        "error or timeout) detected by watchdog at work: 11, last enqueued NCCL work: 11, last "
+        "completed NCCL work: 10.\n"
+        "[rank2]:[E501 12:00:00.1 ProcessGroupNCCL.cpp:1] [Rank 2] Watchdog caught collective "
+        "operation timeout: WorkNCCL(SeqNum=10, OpType=ALLREDUCE, NumelIn=1, NumelOut=1, "
+        "Timeout(ms)=600000) ran for 600001 milliseconds before timing out.\n"
+        "[rank2]:[E501 12:00:00.2 ProcessGroupNCCL.cpp:2] [PG 0 Rank 2] Exception (either an "
+        "error or timeout) detected by watchdog at work: 10, last enqueued NCCL work: 10, last "
+        "completed NCCL work: 9.\n"
+        "Timed out waiting for peers\n",
+    };
+    ddx_report *rep = run(0, 1, in);
+    assert_int_equal(ddx_report_culprit_rank(rep), 2);
+    assert_int_equal(rep->job.nranks, 3);
+    assert_int_equal(rep->job.by_rank[2]->last_completed, 9);
+    assert_int_equal(rep->job.by_rank[0]->timeout_seq, 11);
+    assert_string_equal(rep->job.by_rank[0]->timeout_op, "ALLREDUCE");
+    ddx_report_free(rep);
+}
+
+static void test_culprit_silent_rank(void **state)
+{
+    (void)state;
+    /* ranks 0 and 2 time out; rank 1 printed ordinary lines and nothing else */
+    const char *const in[] = {
+        "console.log",
+        "[rank1]: step 7 loss 0.5\n"
+        "[rank0]:[E ProcessGroupNCCL.cpp:1] [Rank 0] Watchdog caught collective operation "
+        "timeout: WorkNCCL(SeqNum=8, OpType=ALLREDUCE, Timeout(ms)=1800000) ran for 1800001 "
+        "milliseconds before timing out.\n"
+        "[rank2]:[E ProcessGroupNCCL.cpp:1] [Rank 2] Watchdog caught collective operation "
+        "timeout: WorkNCCL(SeqNum=8, OpType=ALLREDUCE, Timeout(ms)=1800000) ran for 1800001 "
+        "milliseconds before timing out.\n"
+        "Timed out waiting for peers\n",
+    };
+    ddx_report *rep = run(0, 1, in);
+    assert_int_equal(ddx_report_culprit_rank(rep), 1);
+    assert_true(rep->nculprit_signals >= 1);
+    assert_non_null(strstr(rep->culprit_signals[0], "rank 1"));
+    ddx_report_free(rep);
+}
+
+static void test_victim_timeout_never_outranks_root(void **state)
+{
+    (void)state;
+    /* the root failure comes later in the file than the timeouts, but earlier in time */
+    const char *const in[] = {
+        "console.log",
+        "[rank0]: 2024-05-01 12:10:00,000 Timed out waiting for peers\n"
+        "[rank2]: 2024-05-01 12:10:01,000 Timed out waiting for peers\n"
+        "[rank1]: 2024-05-01 12:00:00,000 RuntimeError: boom on rank 1\n",
+    };
+    ddx_report *rep = run(DDX_DIAG_ALL, 1, in);
+    assert_string_equal(ddx_report_id(rep, 0), "t-root");
+    assert_int_equal(ddx_report_culprit_rank(rep), 1);
+    ddx_report_free(rep);
+}
+
+static void test_torchelastic_table(void **state)
+{
+    (void)state;
+    const char *const in[] = {
+        "console.log",
+        "ChildFailedError\n"
+        "Failures:\n"
+        "[1]:\n"
+        "  time      : 2024-05-01_12:00:05\n"
+        "  rank      : 0 (local_rank: 0)\n"
+        "  exitcode  : -15 (pid: 11)\n"
+        "Root Cause (first observed failure):\n"
+        "[0]:\n"
+        "  time      : 2024-05-01_12:00:01\n"
+        "  host      : node1\n"
+        "  rank      : 3 (local_rank: 3)\n"
+        "  exitcode  : -9 (pid: 12)\n"
+        "Timed out waiting for peers\n",
+    };
+    ddx_report *rep = run(0, 1, in);
+    assert_int_equal(rep->job.rc_rank, 3);
+    assert_int_equal(rep->job.rc_exitcode, -9);
+    assert_int_equal(ddx_report_culprit_rank(rep), 3);
+    assert_non_null(strstr(rep->culprit_signals[0], "killed by signal 9"));
+    ddx_report_free(rep);
+}
+
 static void test_allocation_failures(void **state)
 {
     (void)state;
@@ -186,6 +286,10 @@ int main(void)
         cmocka_unit_test(test_variant_and_json),
         cmocka_unit_test(test_invalid_bytes_in_evidence),
         cmocka_unit_test(test_missing_path),
+        cmocka_unit_test(test_culprit_behind_in_sequence),
+        cmocka_unit_test(test_culprit_silent_rank),
+        cmocka_unit_test(test_victim_timeout_never_outranks_root),
+        cmocka_unit_test(test_torchelastic_table),
         cmocka_unit_test(test_allocation_failures),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

@@ -1,0 +1,174 @@
+/* job.c -- the job model: ranks, watchdog timeouts and torchelastic's root-cause entry.
+ *
+ * The extractors are rows of a table, compiled into the same Vectorscan database as every
+ * reference signal (kb.c appends them after the fact extractors), so reading them costs no
+ * extra pass over the logs.
+ */
+#include "job.h"
+
+#include "match.h"
+
+void dx_job_model_init(dx_job_model *jm)
+{
+    memset(jm, 0, sizeof *jm);
+    jm->rc_rank = -1;
+}
+
+void dx_job_model_fini(dx_job_model *jm)
+{
+    for (size_t i = 0; i < jm->nby; i++)
+        if (jm->by_rank[i]) {
+            dx_free(jm->by_rank[i]->first_error);
+            dx_free(jm->by_rank[i]);
+        }
+    dx_free(jm->by_rank);
+    dx_free(jm->rc_where);
+    memset(jm, 0, sizeof *jm);
+}
+
+dx_rank *dx_job_rank(dx_job_model *jm, int r)
+{
+    if (r < 0 || r >= DX_JOB_MAX_RANK)
+        return NULL;
+    if ((size_t)r >= jm->nby) {
+        size_t cap = jm->nby;
+        if (dx_grow((void **)&jm->by_rank, &cap, (size_t)r + 1, sizeof(dx_rank *)))
+            return NULL;
+        memset(jm->by_rank + jm->nby, 0, (cap - jm->nby) * sizeof(dx_rank *));
+        jm->nby = cap;
+    }
+    if (!jm->by_rank[r]) {
+        dx_rank *x = dx_calloc(1, sizeof *x);
+        if (!x)
+            return NULL;
+        x->rank = r;
+        x->timeout_seq = -1;
+        x->last_completed = -1;
+        jm->by_rank[r] = x;
+        jm->nranks++;
+    }
+    return jm->by_rank[r];
+}
+
+int dx_job_line(dx_job_model *jm, int rank, const dx_attr *a)
+{
+    if (jm->rc_lines_left > 0)
+        jm->rc_lines_left--;
+    if (rank < 0)
+        return DDX_OK;
+    dx_rank *x = dx_job_rank(jm, rank);
+    if (!x)
+        return rank >= DX_JOB_MAX_RANK ? DDX_OK : DDX_ENOMEM;
+    x->lines++;
+    if (a->has_time) {
+        x->has_time = 1;
+        x->last_time = a->time;
+    }
+    return DDX_OK;
+}
+
+/* ==== extractors =========================================================================== */
+
+enum {
+    JX_WATCHDOG,
+    JX_LAST_COMPLETED,
+    JX_ROOT_CAUSE,
+    JX_TABLE_RANK,
+    JX_TABLE_EXITCODE
+};
+
+static const dx_signal extractors[] = {
+    /* PyTorch ProcessGroupNCCL, every version since SeqNum was printed (1.11+) */
+    [JX_WATCHDOG] = {"job-watchdog-timeout", DX_ROLE_NOISE, 0,
+                     "\\[Rank (?<rank>\\d+)\\] Watchdog caught collective operation timeout: "
+                     "Work\\w*\\(SeqNum=(?<seq>\\d+), OpType=(?<op>\\w+)",
+                     "torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp", 0},
+    /* 2.4-2.5 "last enqueued NCCL work: E, last completed NCCL work: C"; 2.6+ "last enqueued
+     * work: E, last completed work: C" */
+    [JX_LAST_COMPLETED] = {"job-last-completed", DX_ROLE_NOISE, 0,
+                           "last enqueued (?:NCCL )?work: (?<enq>-?\\d+), last completed "
+                           "(?:NCCL )?work: (?<done>-?\\d+)",
+                           "torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp", 0},
+    /* torchelastic's ChildFailedError table */
+    [JX_ROOT_CAUSE] = {"job-root-cause", DX_ROLE_NOISE, 0,
+                       "Root Cause \\(first observed failure\\):",
+                       "torch/distributed/elastic/multiprocessing/errors/__init__.py", 0},
+    [JX_TABLE_RANK] = {"job-table-rank", DX_ROLE_NOISE, 0,
+                       "^\\s*rank\\s*: (?<rank>\\d+) \\(local_rank: \\d+\\)",
+                       "torch/distributed/elastic/multiprocessing/errors/__init__.py", 0},
+    [JX_TABLE_EXITCODE] = {"job-table-exitcode", DX_ROLE_NOISE, 0,
+                           "^\\s*exitcode\\s*: (?<code>-?\\d+) \\(pid",
+                           "torch/distributed/elastic/multiprocessing/errors/__init__.py", 0},
+};
+
+size_t dx_job_extractor_count(void) { return DX_ARRAY_LEN(extractors); }
+
+const dx_signal *dx_job_extractor_signal(size_t i) { return &extractors[i]; }
+
+static long long cap_ll(struct dx_scan *s, const char *name, long long def)
+{
+    dx_str v;
+    if (!dx_scan_capture(s, name, &v) || !v.n || v.n > 18)
+        return def;
+    long long n = 0;
+    size_t i = 0;
+    int neg = v.p[0] == '-';
+    for (i = neg; i < v.n; i++) {
+        if (v.p[i] < '0' || v.p[i] > '9')
+            return def;
+        n = n * 10 + (v.p[i] - '0');
+    }
+    return neg ? -n : n;
+}
+
+int dx_job_hit(dx_job_model *jm, size_t i, struct dx_scan *s, int rank, const char *path,
+               uint64_t line)
+{
+    switch (i) {
+    case JX_WATCHDOG: {
+        long long r = cap_ll(s, "rank", rank);
+        dx_rank *x = dx_job_rank(jm, (int)(r >= 0 && r < DX_JOB_MAX_RANK ? r : -1));
+        if (!x)
+            return DDX_OK;
+        if (!x->timed_out) {
+            x->timed_out = 1;
+            x->timeout_seq = cap_ll(s, "seq", -1);
+            dx_str op;
+            if (dx_scan_capture(s, "op", &op)) {
+                size_t n = op.n < sizeof x->timeout_op - 1 ? op.n : sizeof x->timeout_op - 1;
+                memcpy(x->timeout_op, op.p, n);
+                x->timeout_op[n] = '\0';
+            }
+        }
+        return DDX_OK;
+    }
+    case JX_LAST_COMPLETED: {
+        dx_rank *x = dx_job_rank(jm, rank);
+        if (x && !x->has_last_completed) {
+            x->last_completed = cap_ll(s, "done", -1);
+            x->has_last_completed = 1;
+        }
+        return DDX_OK;
+    }
+    case JX_ROOT_CAUSE:
+        jm->rc_lines_left = 8;
+        return DDX_OK;
+    case JX_TABLE_RANK:
+        if (jm->rc_lines_left > 0 && jm->rc_rank < 0) {
+            jm->rc_rank = (int)cap_ll(s, "rank", -1);
+            char buf[512];
+            snprintf(buf, sizeof buf, "%s:%llu", path, (unsigned long long)line);
+            dx_free(jm->rc_where);
+            jm->rc_where = dx_strdup(buf);
+        }
+        return DDX_OK;
+    case JX_TABLE_EXITCODE:
+        if (jm->rc_lines_left > 0 && !jm->rc_has_exitcode) {
+            jm->rc_exitcode = (int)cap_ll(s, "code", 0);
+            jm->rc_has_exitcode = 1;
+        }
+        return DDX_OK;
+    default:
+        return DDX_OK;
+    }
+}

@@ -1,0 +1,56 @@
+/* job.h -- the job model: what each rank did, and the launcher's own account of the failure.
+ *
+ * Built while the inputs are read: every attributed line updates its rank (lines, last time
+ * seen); a small table of job extractors (matched in the same Vectorscan pass as the
+ * references' signals) records NCCL watchdog timeouts per rank (sequence number, operation,
+ * last completed work) and torchelastic's "Root Cause (first observed failure)" entry. diag.c
+ * combines these with the findings to name a culprit rank and say which signals agree.
+ */
+#ifndef DX_JOB_H
+#define DX_JOB_H
+
+#include "attrib.h"
+#include "kb.h"
+
+struct dx_scan;
+
+typedef struct dx_rank {
+    int rank;
+    uint64_t lines;
+    int has_time;
+    dx_time last_time;
+    int timed_out;            /* printed a watchdog timeout */
+    long long timeout_seq;    /* its SeqNum, -1 unknown */
+    char timeout_op[24];      /* its OpType */
+    long long last_completed; /* "last completed NCCL work", -1 unknown */
+    int has_last_completed;
+    char *first_error;        /* the first root line of any reference on this rank */
+} dx_rank;
+
+typedef struct dx_job_model {
+    dx_rank **by_rank;        /* dense: by_rank[r] for r < nby */
+    size_t nby;
+    size_t nranks;
+    int rc_lines_left;        /* lines still inside a "Root Cause" block */
+    int rc_rank;              /* torchelastic's root-cause rank, -1 none */
+    int rc_exitcode;
+    int rc_has_exitcode;
+    char *rc_where;           /* "path:line" of its rank line */
+} dx_job_model;
+
+#define DX_JOB_MAX_RANK 65536
+
+DX_HIDDEN void dx_job_model_init(dx_job_model *jm);
+DX_HIDDEN void dx_job_model_fini(dx_job_model *jm);
+/* The record of rank r (created on first use); NULL when r is out of range or memory ran out. */
+DX_HIDDEN dx_rank *dx_job_rank(dx_job_model *jm, int r);
+/* Called for every log line with its attributed rank (may be -1). */
+DX_HIDDEN int dx_job_line(dx_job_model *jm, int rank, const dx_attr *a);
+
+DX_HIDDEN size_t dx_job_extractor_count(void);
+DX_HIDDEN const dx_signal *dx_job_extractor_signal(size_t i);
+/* A confirmed hit of job extractor i on a line attributed to rank (may be -1). */
+DX_HIDDEN int dx_job_hit(dx_job_model *jm, size_t i, struct dx_scan *s, int rank,
+                         const char *path, uint64_t line);
+
+#endif
