@@ -1,0 +1,33 @@
+/* fuzz_scan.c -- libFuzzer target for the whole scan: any bytes as a job input (plain,
+ * compressed or archived), diagnosed against the built-in knowledge base.
+ *
+ *   clang -fsanitize=fuzzer,address,undefined -Iinclude -Isrc fuzz/fuzz_scan.c src/[a-z]*.c \
+ *     build/kb_data.c $(pkg-config --libs libhs libpcre2-8 yaml-0.1 jansson libarchive \
+ *     libzstd liblzma zlib) -lstdc++ -lm -o fuzz_scan && ./fuzz_scan
+ */
+#include "diag.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    static ddx_kb *kb;
+    ddx_error e = {0};
+    if (!kb && ddx_kb_open(&kb, NULL, &e) != DDX_OK)
+        return 0;
+    ddx_job *job = NULL;
+    ddx_report *rep = NULL;
+    if (ddx_job_new(&job, kb, &e) == DDX_OK &&
+        ddx_job_add_buffer(job, "fuzz.log", data, size, &e) == DDX_OK &&
+        ddx_job_diagnose(job, DDX_DIAG_ALL, &rep, &e) == DDX_OK) {
+        FILE *null = fopen("/dev/null", "w");
+        if (null) {
+            ddx_report_write_json(rep, null, &e);
+            ddx_report_write_text(rep, DDX_TEXT_VERBOSE, null, &e);
+            fclose(null);
+        }
+    }
+    ddx_report_free(rep);
+    ddx_job_free(job);
+    return 0;
+}
