@@ -357,10 +357,8 @@ static int scan_log(scan_state *st, const dx_member *m, dx_reader *r, dx_input_i
                     continue;
                 }
                 const dx_signal *sg = kb->sigs[sig];
-                if (sg->role == DX_ROLE_NOISE) {
-                    st->rep->noise_lines++;
-                    continue;
-                }
+                if (sg->role == DX_ROLE_NOISE)
+                    st->rep->noise_lines++; /* kept as events too, to show as noise */
                 dx_event ev = {0};
                 ev.input = input_index;
                 ev.line = lineno;
@@ -373,7 +371,7 @@ static int scan_log(scan_state *st, const dx_member *m, dx_reader *r, dx_input_i
                 ev.seq = ((uint64_t)input_index << 40) | lineno;
                 if ((rc = record_hit(st, sig, &ev, line, len)))
                     return rc;
-                if (sg->role == DX_ROLE_ROOT && ev.rank >= 0) {
+                if (sg->role == DX_ROLE_ROOT && ev.rank >= 0 && kb->sig_ref[sig] < kb->nrefs) {
                     dx_rank *x = dx_job_rank(&st->rep->job, ev.rank);
                     if (x && !x->first_error)
                         x->first_error = dx_clean_text(line + a.body, len - a.body, 200);
@@ -666,7 +664,7 @@ static int build_timeline(ddx_report *rep)
     const ddx_kb *kb = rep->kb;
     size_t n = 0;
     for (size_t s = 0; s < kb->nsig; s++)
-        if (DX_SIG_IS_REF(kb->sig_ref[s]))
+        if (DX_SIG_IS_REF(kb->sig_ref[s]) && kb->sigs[s]->role != DX_ROLE_NOISE)
             n += hits_of(rep, s)->nev;
     if (!n)
         return DDX_OK;
@@ -674,7 +672,7 @@ static int build_timeline(ddx_report *rep)
     if (!rep->timeline)
         return DDX_ENOMEM;
     for (size_t s = 0; s < kb->nsig; s++) {
-        if (!DX_SIG_IS_REF(kb->sig_ref[s]))
+        if (!DX_SIG_IS_REF(kb->sig_ref[s]) || kb->sigs[s]->role == DX_ROLE_NOISE)
             continue;
         for (size_t k = 0; k < hits_of(rep, s)->nev; k++)
             rep->timeline[rep->ntimeline++] =
@@ -1007,6 +1005,21 @@ void ddx_report_free(ddx_report *rep)
 }
 
 size_t ddx_report_count(const ddx_report *rep) { return rep->nkept; }
+
+size_t dx_report_noise(const ddx_report *rep, size_t ref, const dx_event **first)
+{
+    const ddx_kb *kb = rep->kb;
+    size_t count = 0;
+    *first = NULL;
+    for (size_t s = 0; s < kb->nsig; s++) {
+        if (kb->sig_ref[s] != ref || !rep->hits[s])
+            continue;
+        count += rep->hits[s]->count;
+        if (rep->hits[s]->nev && (!*first || event_before(&rep->hits[s]->ev[0], *first)))
+            *first = &rep->hits[s]->ev[0];
+    }
+    return count;
+}
 
 const char *ddx_report_id(const ddx_report *rep, size_t i)
 {

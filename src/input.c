@@ -1009,7 +1009,8 @@ static int walk_archive(walk *wk, src *s, const char *path, int depth, ddx_error
         }
         retries = 0;
         seen++;
-        if (archive_entry_filetype(e) != AE_IFREG)
+        /* Regular files only; a tar hard link repeats a member already read. */
+        if (archive_entry_filetype(e) != AE_IFREG || archive_entry_hardlink(e))
             continue;
         const char *name = archive_entry_pathname_utf8(e);
         if (!name)
@@ -1026,6 +1027,10 @@ static int walk_archive(walk *wk, src *s, const char *path, int depth, ddx_error
         if (dx_buf_addf(&mpath, "%s:%s", path, name) != DDX_OK) {
             rc = dx_err(err, DDX_ENOMEM, "%s: out of memory", path);
             goto fail;
+        }
+        if (archive_entry_is_encrypted(e)) {
+            warnf(wk, "%s: encrypted; skipped: decrypt the archive and pass it again", mpath.p);
+            continue;
         }
         src ms;
         ddx_error merr = {0};

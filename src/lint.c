@@ -32,6 +32,17 @@ static int check_examples(const ddx_kb *kb, const char *dir, int only_user, dx_b
                 dx_buf_addf(problems, "%s: example %s: %s\n", r->file, r->examples[k].path,
                             e.message);
                 bad = 1;
+            } else if (!strcmp(r->kind, "noise")) {
+                /* a known-harmless example: recognised, and no finding worth telling */
+                const dx_event *first;
+                size_t hits = dx_report_noise(rep, i, &first);
+                int loud = rep->nf && rep->f[0].confidence >= 0.5;
+                if (!hits || loud) {
+                    dx_buf_addf(problems, "%s: example %s %s\n", r->file, r->examples[k].path,
+                                !hits ? "is not recognised by its noise signals"
+                                      : "yields a finding at likely or above");
+                    bad = 1;
+                }
             } else if (!rep->nf || strcmp(rep->f[0].ref->id, r->id) != 0) {
                 dx_buf_addf(problems, "%s: example %s ranks %s first (%.2f), not %s", r->file,
                             r->examples[k].path, rep->nf ? rep->f[0].ref->id : "nothing",

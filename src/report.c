@@ -255,6 +255,19 @@ int ddx_report_write_json(const ddx_report *rep, FILE *out, ddx_error *err)
         json_array_append_new(w, json_string(rep->warnings[i]));
     json_object_set_new(root, "warnings", w);
     json_object_set_new(root, "noise_lines", json_integer((json_int_t)rep->noise_lines));
+    json_t *noise = json_array();
+    for (size_t r = 0; r < rep->kb->nrefs; r++) {
+        const dx_event *first;
+        size_t n = strcmp(rep->kb->refs[r]->kind, "noise") ? 0 : dx_report_noise(rep, r, &first);
+        if (!n)
+            continue;
+        json_t *o = jevent(rep, first);
+        json_object_set_new(o, "id", json_string(rep->kb->refs[r]->id));
+        json_object_set_new(o, "title", json_string(rep->kb->refs[r]->title));
+        json_object_set_new(o, "count", json_integer((json_int_t)n));
+        json_array_append_new(noise, o);
+    }
+    json_object_set_new(root, "noise", noise);
     return dump(root, out, err);
 }
 
@@ -450,9 +463,20 @@ int ddx_report_write_text(const ddx_report *rep, int flags, FILE *out, ddx_error
             fprintf(out, " %s/%s\n", t->ref->id, t->sig->id);
         }
     }
-    if (verbose && rep->noise_lines)
-        fprintf(out, "\n%llu known-harmless line%s ignored.\n",
-                (unsigned long long)rep->noise_lines, rep->noise_lines == 1 ? "" : "s");
+    if (verbose && rep->noise_lines) {
+        fprintf(out, "\n%sknown-harmless lines%s (not findings)\n", s.bold, s.off);
+        for (size_t r = 0; r < rep->kb->nrefs; r++) {
+            const dx_event *first;
+            size_t n =
+                strcmp(rep->kb->refs[r]->kind, "noise") ? 0 : dx_report_noise(rep, r, &first);
+            if (!n)
+                continue;
+            fprintf(out, "  %zu x %s (%s), first at ", n, rep->kb->refs[r]->id,
+                    rep->kb->refs[r]->title);
+            write_event_where(out, rep, first);
+            fputc('\n', out);
+        }
+    }
     for (size_t i = 0; i < rep->nwarnings; i++)
         fprintf(out, "%swarning:%s %s\n", s.yellow, s.off, rep->warnings[i]);
     if (rep->nkept && !verbose)
