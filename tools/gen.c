@@ -240,6 +240,7 @@ int main(int argc, char **argv)
             fputs(problems.p, stderr);
         fprintf(stderr, "ddx-gen: %s\n", err.message);
         dx_buf_fini(&problems);
+        ddx_kb_close(kb);
         return 1;
     }
     dx_buf_fini(&problems);
@@ -247,6 +248,7 @@ int main(int argc, char **argv)
     size_t dblen = 0;
     if (dx_matcher_serialize(kb->m, &db, &dblen, &err)) {
         fprintf(stderr, "ddx-gen: %s\n", err.message);
+        ddx_kb_close(kb);
         return 1;
     }
     dx_buf tmp = {0};
