@@ -228,41 +228,146 @@ int dx_cond_eval(const dx_cond *c, dx_facts *f, dx_fact **used)
 
 /* ==== line extractors ====================================================================== */
 
-/* Each row: an id, a pattern with named captures, and for each capture the fact it sets.
- * A capture named "v" sets the row's fact. Issue-sized list; docs/facts.md documents it. */
+/* Each row: an id, a pattern with named captures, the fact it sets and where the value comes
+ * from. In `fact`, "{pkg}" and "{name}" are replaced by those captures (package names are
+ * normalised: lower case, '-' as '_', a few aliases); the value is the capture "v", or `value`
+ * when the row only tests presence. docs/facts.md lists them. */
 typedef struct extractor {
     dx_signal sig;
     const char *fact;
+    const char *value; /* fixed value, or NULL to take the capture "v" */
 } extractor;
 
-#define ROW(id_, pat, fact_) {{id_, DX_ROLE_NOISE, 0, pat, NULL, 0}, fact_}
+#define PKGS "torch|deepspeed|transformers|accelerate|peft|trl|bitsandbytes|flash[-_]attn|" \
+             "jax|jaxlib|ray|megatron[-_]core|vllm|apex|triton|nvidia[-_]nccl[-_]cu\\d+|" \
+             "xformers|torchvision|lightning|pytorch[-_]lightning|numpy"
+#define VER "(?<v>\\d+(?:\\.\\w+)+(?:\\+[\\w.]+)?)"
+#define ROW(id_, pat, fact_) {{id_, DX_ROLE_NOISE, 0, pat, NULL, 0}, fact_, NULL}
+#define HAS(id_, pat, fact_) {{id_, DX_ROLE_NOISE, 0, pat, NULL, 0}, fact_, "true"}
+
 static const extractor extractors[] = {
-    ROW("pip-torch", "^torch[ =]=*\\s*(?<v>[0-9][0-9A-Za-z.+]*)\\s*$", "torch.version"),
-    ROW("collect-env-torch", "^PyTorch version: (?<v>[0-9][0-9A-Za-z.+]*)", "torch.version"),
-    ROW("pip-deepspeed", "^deepspeed[ =]=*\\s*(?<v>[0-9][0-9A-Za-z.+]*)\\s*$", "deepspeed.version"),
-    ROW("ds-report-version", "deepspeed info \\.+ (?<v>[0-9][0-9A-Za-z.+]*)", "deepspeed.version"),
-    ROW("pip-transformers", "^transformers[ =]=*\\s*(?<v>[0-9][0-9A-Za-z.+]*)\\s*$",
-        "transformers.version"),
-    ROW("pip-accelerate", "^accelerate[ =]=*\\s*(?<v>[0-9][0-9A-Za-z.+]*)\\s*$",
-        "accelerate.version"),
-    ROW("pip-bitsandbytes", "^bitsandbytes[ =]=*\\s*(?<v>[0-9][0-9A-Za-z.+]*)\\s*$",
-        "bitsandbytes.version"),
+    /* pip freeze "torch==2.1.0", pip list "torch   2.1.0", conda list "torch  2.1.0  py3.10_cuda12.1_0
+     * pytorch", collect_env "[pip3] torch==2.1.0" / "[conda] torch 2.1.0 ..." */
+    ROW("pip-package", "^(?:\\[(?:pip3?|conda)\\] )?(?<pkg>" PKGS ")(?:==| +)" VER "(?:\\s|$)",
+        "{pkg}.version"),
+    /* python -m torch.utils.collect_env */
+    ROW("collect-env-torch", "^PyTorch version: " VER, "torch.version"),
+    ROW("collect-env-cuda", "^CUDA used to build PyTorch: (?<v>\\d+\\.\\d+)", "cuda.version"),
+    ROW("collect-env-driver", "^Nvidia driver version: (?<v>\\d+(?:\\.\\d+)+)",
+        "cuda.driver_version"),
+    ROW("collect-env-python", "^Python version: (?<v>\\d+\\.\\d+\\.\\d+)", "python.version"),
+    ROW("collect-env-gpu", "^GPU 0: (?<v>NVIDIA [^(\\r\\n]+?)(?: \\(UUID.*)?$", "gpu.model"),
+    /* transformers-cli env / accelerate env */
+    ROW("hf-env-version", "^- `?(?<pkg>[Tt]ransformers|[Aa]ccelerate|PEFT|TRL)`? version: " VER,
+        "{pkg}.version"),
+    ROW("hf-env-torch", "^- PyTorch version \\(GPU\\?\\): " VER, "torch.version"),
+    ROW("hf-env-python", "^- Python version: (?<v>\\d+\\.\\d+\\.\\d+)", "python.version"),
+    /* ds_report */
+    ROW("ds-report-torch", "^torch version \\.+ " VER, "torch.version"),
+    ROW("ds-report-deepspeed", "^deepspeed info \\.+ " VER, "deepspeed.version"),
+    ROW("ds-report-cuda", "^torch cuda version \\.+ (?<v>\\d+\\.\\d+)", "cuda.version"),
+    /* DeepSpeed's own start-up line */
+    ROW("ds-info-version", "DeepSpeed info: version=" VER, "deepspeed.version"),
+    /* nvidia-smi */
+    ROW("nvidia-smi-driver", "Driver Version: (?<v>\\d+(?:\\.\\d+)+)", "cuda.driver_version"),
+    ROW("nvidia-smi-cuda", "NVIDIA-SMI .*CUDA Version: (?<v>\\d+\\.\\d+)", "cuda.driver_cuda"),
+    ROW("nvidia-smi-gpu", "^\\|\\s+0\\s+(?<v>(?:NVIDIA|Tesla|Quadro|GeForce) [\\w -]+?)\\s+(?:On|Off)\\s+\\|",
+        "gpu.model"),
+    ROW("nvidia-smi-mem", "^\\|.*\\d+MiB / (?<v>\\d+)MiB \\|", "gpu.memory_mib"),
+    /* NCCL */
     ROW("nccl-version", "NCCL version (?<v>\\d+\\.\\d+\\.\\d+)", "nccl.version"),
+    ROW("nccl-transport-ib", "NCCL INFO NET/IB ?: Using \\[\\d\\](?<v>\\w+)", "nccl.ib_device"),
+    ROW("nccl-socket-if", "NCCL INFO NET/Socket ?: Using \\[\\d\\](?<v>[\\w.-]+):", "nccl.socket_ifname"),
     ROW("timeout-ms", "Timeout\\(ms\\)=(?<v>\\d+)", "nccl.timeout_ms"),
-    ROW("cuda-runtime", "^CUDA used to build PyTorch: (?<v>\\d+\\.\\d+)", "cuda.version"),
+    /* environment dumps */
+    ROW("env-var", "^(?:export )?(?<name>(?:NCCL|TORCH|CUDA|MASTER|SLURM|PYTORCH|OMP|DS|ACCELERATE)_\\w+|WORLD_SIZE|LOCAL_RANK|RANK|LOCAL_WORLD_SIZE)=(?<v>\\S*)",
+        "env.{name}"),
+    /* launcher command lines */
+    ROW("launcher-nproc", "(?:torchrun|torch\\.distributed\\.(?:run|launch)|deepspeed|accelerate launch)\\b.*--nproc[_-]per[_-]node[= ](?<v>\\d+)",
+        "launcher.nproc_per_node"),
+    ROW("launcher-nnodes", "(?:torchrun|torch\\.distributed\\.(?:run|launch)|deepspeed|accelerate launch)\\b.*--nnodes[= ](?<v>\\d+)",
+        "launcher.nnodes"),
+    ROW("launcher-port", "--master[_-]port[= ](?<v>\\d+)", "launcher.master_port"),
+    ROW("launcher-addr", "--master[_-]addr[= ](?<v>[\\w.-]+)", "launcher.master_addr"),
+    ROW("launcher-name", "^(?:\\$ )?(?<v>torchrun|deepspeed|accelerate launch|srun|mpirun) ", "launcher.name"),
+    /* Hugging Face TrainingArguments printed in logs */
+    ROW("ta-unused", "ddp_find_unused_parameters=(?<v>True|False|None)", "ddp.find_unused_parameters"),
+    ROW("ta-gc", "(?:^|[ ,(])gradient_checkpointing=(?<v>True|False)", "trainer.gradient_checkpointing"),
+    ROW("ta-timeout", "ddp_timeout=(?<v>\\d+)", "trainer.ddp_timeout_s"),
+    ROW("ta-deepspeed", "(?:^|[ ,(])deepspeed=(?<v>[^,)\\s]+)", "trainer.deepspeed"),
+    /* frameworks present in tracebacks */
+    HAS("tb-deepspeed", "site-packages/deepspeed/", "deepspeed.in_traceback"),
+    HAS("tb-accelerate", "site-packages/accelerate/", "accelerate.in_traceback"),
+    HAS("tb-fsdp", "torch/distributed/fsdp/", "fsdp.in_traceback"),
+    HAS("tb-megatron", "megatron/(?:core|training)/", "megatron.in_traceback"),
+    HAS("tb-trl", "site-packages/trl/", "trl.in_traceback"),
+    HAS("tb-peft", "site-packages/peft/", "peft.in_traceback"),
+    HAS("tb-bnb", "site-packages/bitsandbytes/", "bitsandbytes.in_traceback"),
+    /* quantisation config printed by transformers */
+    ROW("bnb-4bit", "[\"']?load_in_4bit[\"']?[:=] ?(?<v>[Tt]rue|[Ff]alse)", "bnb.load_in_4bit"),
+    ROW("bnb-storage", "bnb_4bit_quant_storage[\"']?[:=] ?[\"']?(?:torch\\.)?(?<v>\\w+)", "bnb.quant_storage"),
 };
 #undef ROW
+#undef HAS
 
 size_t dx_fact_extractor_count(void) { return DX_ARRAY_LEN(extractors); }
 
 const dx_signal *dx_fact_extractor_signal(size_t i) { return &extractors[i].sig; }
 
+/* Package name as a fact prefix: lower case, '-' as '_', aliases for distribution names. */
+static size_t norm_pkg(dx_str pkg, char *out, size_t cap)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < pkg.n && n + 1 < cap; i++) {
+        char c = pkg.p[i];
+        out[n++] = c == '-' ? '_' : (char)tolower((unsigned char)c);
+    }
+    out[n] = '\0';
+    if (!strncmp(out, "nvidia_nccl_cu", 14))
+        n = (size_t)snprintf(out, cap, "nccl");
+    else if (!strcmp(out, "pytorch_lightning"))
+        n = (size_t)snprintf(out, cap, "lightning");
+    return n;
+}
+
 int dx_fact_extract(size_t i, struct dx_scan *s, dx_facts *f, const char *path, uint64_t line)
 {
-    dx_str v;
-    if (i >= DX_ARRAY_LEN(extractors) || !dx_scan_capture(s, "v", &v))
+    if (i >= DX_ARRAY_LEN(extractors))
         return DDX_OK;
-    return dx_facts_set(f, extractors[i].fact, v.p, v.n, path, line);
+    const extractor *x = &extractors[i];
+    char name[160];
+    size_t n = 0;
+    for (const char *p = x->fact; *p && n + 1 < sizeof name; ) {
+        if (*p == '{') {
+            const char *end = strchr(p, '}');
+            if (!end)
+                break;
+            char cap[32];
+            size_t cl = (size_t)(end - p - 1) < sizeof cap - 1 ? (size_t)(end - p - 1) : sizeof cap - 1;
+            memcpy(cap, p + 1, cl);
+            cap[cl] = '\0';
+            dx_str v;
+            if (!dx_scan_capture(s, cap, &v))
+                return DDX_OK;
+            char tmp[64];
+            if (!strcmp(cap, "pkg"))
+                norm_pkg(v, tmp, sizeof tmp);
+            else
+                snprintf(tmp, sizeof tmp, "%.*s", (int)v.n, v.p);
+            n += (size_t)snprintf(name + n, sizeof name - n, "%s", tmp);
+            if (n >= sizeof name)
+                return DDX_OK;
+            p = end + 1;
+        } else
+            name[n++] = *p++;
+    }
+    name[n] = '\0';
+    if (x->value)
+        return dx_facts_set(f, name, x->value, strlen(x->value), path, line);
+    dx_str v;
+    if (!dx_scan_capture(s, "v", &v))
+        return DDX_OK;
+    return dx_facts_set(f, name, v.p, v.n, path, line);
 }
 
 /* ==== config files ========================================================================= */
@@ -285,16 +390,100 @@ static void json_fact(dx_facts *f, const char *name, json_t *v, const char *path
                      0);
 }
 
+/* Keys of accelerate / FSDP / DeepSpeed YAML configs and the facts they give. A key is the
+ * dotted path of mapping keys from the document's root. */
+static const struct {
+    const char *key;
+    const char *fact;
+} yaml_keys[] = {
+    {"distributed_type", "accelerate.distributed_type"},
+    {"mixed_precision", "accelerate.mixed_precision"},
+    {"num_processes", "accelerate.num_processes"},
+    {"num_machines", "launcher.nnodes"},
+    {"main_process_port", "launcher.master_port"},
+    {"deepspeed_config.zero_stage", "deepspeed.zero_stage"},
+    {"deepspeed_config.offload_optimizer_device", "deepspeed.offload_optimizer"},
+    {"deepspeed_config.offload_param_device", "deepspeed.offload_param"},
+    {"deepspeed_config.zero3_init_flag", "deepspeed.zero3_init"},
+    {"deepspeed_config.gradient_accumulation_steps", "deepspeed.gradient_accumulation_steps"},
+    {"fsdp_config.fsdp_sharding_strategy", "fsdp.sharding_strategy"},
+    {"fsdp_config.fsdp_offload_params", "fsdp.cpu_offload"},
+    {"fsdp_config.fsdp_auto_wrap_policy", "fsdp.auto_wrap_policy"},
+    {"fsdp_config.fsdp_use_orig_params", "fsdp.use_orig_params"},
+    {"fsdp_config.fsdp_version", "fsdp.version"},
+    {"fsdp_config.fsdp_activation_checkpointing", "fsdp.activation_checkpointing"},
+    {"fsdp_config.fsdp_transformer_layer_cls_to_wrap", "fsdp.transformer_layer_cls"},
+    {"fsdp_config.fsdp_cpu_ram_efficient_loading", "fsdp.cpu_ram_efficient_loading"},
+    {"fsdp_config.fsdp_state_dict_type", "fsdp.state_dict_type"},
+};
+
+static void yaml_walk(yaml_document_t *doc, yaml_node_t *n, char *key, size_t klen,
+                      dx_facts *f, const char *path, int depth)
+{
+    if (!n || depth > 8)
+        return;
+    if (n->type == YAML_SCALAR_NODE) {
+        for (size_t i = 0; i < DX_ARRAY_LEN(yaml_keys); i++)
+            if (!strcmp(yaml_keys[i].key, key)) {
+                dx_facts_set(f, yaml_keys[i].fact, (const char *)n->data.scalar.value,
+                             n->data.scalar.length, path, n->start_mark.line + 1);
+                if (!strcmp(key, "distributed_type")) {
+                    const char *v = (const char *)n->data.scalar.value;
+                    if (!strcmp(v, "FSDP"))
+                        dx_facts_set(f, "fsdp.enabled", "true", 4, path, n->start_mark.line + 1);
+                    else if (!strcmp(v, "DEEPSPEED"))
+                        dx_facts_set(f, "deepspeed.enabled", "true", 4, path,
+                                     n->start_mark.line + 1);
+                }
+            }
+        return;
+    }
+    if (n->type != YAML_MAPPING_NODE)
+        return;
+    for (yaml_node_pair_t *p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top; p++) {
+        yaml_node_t *k = yaml_document_get_node(doc, p->key);
+        if (!k || k->type != YAML_SCALAR_NODE)
+            continue;
+        size_t add = k->data.scalar.length + (klen ? 1 : 0);
+        if (klen + add + 1 > 256)
+            continue;
+        if (klen)
+            key[klen] = '.';
+        memcpy(key + klen + (klen ? 1 : 0), k->data.scalar.value, k->data.scalar.length);
+        key[klen + add] = '\0';
+        yaml_walk(doc, yaml_document_get_node(doc, p->value), key, klen + add, f, path,
+                  depth + 1);
+        key[klen] = '\0';
+    }
+}
+
+static int facts_from_yaml(dx_facts *f, const char *path, const char *text, size_t len)
+{
+    yaml_parser_t parser;
+    yaml_document_t doc;
+    if (!yaml_parser_initialize(&parser))
+        return DDX_ENOMEM;
+    yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
+    if (yaml_parser_load(&parser, &doc)) {
+        char key[256] = "";
+        yaml_walk(&doc, yaml_document_get_root_node(&doc), key, 0, f, path, 0);
+        yaml_document_delete(&doc);
+    }
+    yaml_parser_delete(&parser);
+    return DDX_OK;
+}
+
 int dx_facts_from_config(dx_facts *f, const char *path, const char *text, size_t len)
 {
     json_error_t je;
     json_t *root = json_loadb(text, len, 0, &je);
     if (!root || !json_is_object(root)) {
         json_decref(root);
-        return DDX_OK; /* YAML configs: read by the config extractors (issue: facts) */
+        return facts_from_yaml(f, path, text, len);
     }
     json_t *zero = json_object_get(root, "zero_optimization");
     if (zero) {
+        dx_facts_set(f, "deepspeed.enabled", "true", 4, path, 0);
         json_fact(f, "deepspeed.zero_stage", json_object_get(zero, "stage"), path);
         json_t *oo = json_object_get(zero, "offload_optimizer");
         json_t *op = json_object_get(zero, "offload_param");

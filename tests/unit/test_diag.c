@@ -256,6 +256,74 @@ static void test_torchelastic_table(void **state)
     ddx_report_free(rep);
 }
 
+static void expect_fact(const ddx_report *rep, const char *name, const char *value)
+{
+    const dx_fact *x = dx_facts_get(&rep->facts, name);
+    if (!x)
+        fail_msg("no fact %s", name);
+    if (strcmp(x->value, value) != 0)
+        fail_msg("fact %s = '%s', expected '%s'", name, x->value, value);
+}
+
+static void test_fact_extractors(void **state)
+{
+    (void)state;
+    /* lines as printed by pip, collect_env, ds_report, nvidia-smi, env and launchers */
+    const char *const in[] = {
+        "env.txt",
+        "Collecting environment information...\n"
+        "PyTorch version: 2.1.0+cu121\n"
+        "CUDA used to build PyTorch: 12.1\n"
+        "Python version: 3.10.12 (main, Nov 20 2023, 15:14:05) [GCC 11.4.0] (64-bit runtime)\n"
+        "GPU 0: NVIDIA A100-SXM4-80GB\n"
+        "Nvidia driver version: 535.104.05\n"
+        "[pip3] numpy==1.26.4\n"
+        "[conda] deepspeed                 0.14.2                   pypi_0    pypi\n",
+        "pip.txt",
+        "transformers==4.40.1\n"
+        "accelerate     0.30.0\n"
+        "nvidia-nccl-cu12==2.20.5\n"
+        "flash-attn==2.5.8\n",
+        "console.log",
+        "$ torchrun --nproc_per_node=8 --nnodes 2 --master_port=29501 train.py\n"
+        "node1:123:456 [0] NCCL INFO NCCL version 2.18.1+cuda12.1\n"
+        "[2024-05-01 12:00:00,000] [INFO] [logging.py:96:log_dist] [Rank 0] DeepSpeed info: "
+        "version=0.14.0, git-hash=unknown, git-branch=unknown\n"
+        "  File \"/opt/conda/lib/python3.10/site-packages/deepspeed/runtime/engine.py\", line 1\n"
+        "ddp_find_unused_parameters=False,\n",
+        "printenv.txt",
+        "NCCL_DEBUG=INFO\nMASTER_ADDR=10.0.0.1\nHOME=/root\nWORLD_SIZE=16\n",
+    };
+    ddx_report *rep = run(0, 4, in);
+    expect_fact(rep, "torch.version", "2.1.0+cu121");
+    expect_fact(rep, "cuda.version", "12.1");
+    expect_fact(rep, "python.version", "3.10.12");
+    expect_fact(rep, "gpu.model", "NVIDIA A100-SXM4-80GB");
+    expect_fact(rep, "cuda.driver_version", "535.104.05");
+    expect_fact(rep, "numpy.version", "1.26.4");
+    /* the first value seen wins: the env dump's 0.14.2 before the log's 0.14.0 */
+    expect_fact(rep, "deepspeed.version", "0.14.2");
+    expect_fact(rep, "transformers.version", "4.40.1");
+    expect_fact(rep, "accelerate.version", "0.30.0");
+    expect_fact(rep, "nccl.version", "2.20.5");
+    expect_fact(rep, "flash_attn.version", "2.5.8");
+    expect_fact(rep, "launcher.nproc_per_node", "8");
+    expect_fact(rep, "launcher.nnodes", "2");
+    expect_fact(rep, "launcher.master_port", "29501");
+    expect_fact(rep, "launcher.name", "torchrun");
+    expect_fact(rep, "deepspeed.in_traceback", "true");
+    expect_fact(rep, "ddp.find_unused_parameters", "False");
+    expect_fact(rep, "env.NCCL_DEBUG", "INFO");
+    expect_fact(rep, "env.MASTER_ADDR", "10.0.0.1");
+    expect_fact(rep, "env.WORLD_SIZE", "16");
+    assert_null(dx_facts_get(&rep->facts, "env.HOME"));
+    /* each fact remembers where it came from */
+    const dx_fact *x = dx_facts_get(&rep->facts, "deepspeed.version");
+    assert_string_equal(x->path, "env.txt");
+    assert_int_equal(x->line, 8);
+    ddx_report_free(rep);
+}
+
 static void test_allocation_failures(void **state)
 {
     (void)state;
@@ -290,6 +358,7 @@ int main(void)
         cmocka_unit_test(test_culprit_silent_rank),
         cmocka_unit_test(test_victim_timeout_never_outranks_root),
         cmocka_unit_test(test_torchelastic_table),
+        cmocka_unit_test(test_fact_extractors),
         cmocka_unit_test(test_allocation_failures),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

@@ -78,6 +78,36 @@ static void test_config_json(void **state)
     dx_facts_fini(&f);
 }
 
+static void test_config_yaml(void **state)
+{
+    (void)state;
+    dx_facts f = {0};
+    /* an accelerate config as written by `accelerate config` */
+    const char *cfg = "compute_environment: LOCAL_MACHINE\n"
+                      "distributed_type: FSDP\n"
+                      "fsdp_config:\n"
+                      "  fsdp_auto_wrap_policy: TRANSFORMER_BASED_WRAP\n"
+                      "  fsdp_offload_params: false\n"
+                      "  fsdp_sharding_strategy: FULL_SHARD\n"
+                      "  fsdp_use_orig_params: true\n"
+                      "mixed_precision: bf16\n"
+                      "num_processes: 8\n";
+    assert_int_equal(dx_facts_from_config(&f, "accelerate.yaml", cfg, strlen(cfg)), DDX_OK);
+    assert_string_equal(dx_facts_get(&f, "fsdp.enabled")->value, "true");
+    assert_string_equal(dx_facts_get(&f, "fsdp.auto_wrap_policy")->value, "TRANSFORMER_BASED_WRAP");
+    assert_string_equal(dx_facts_get(&f, "fsdp.cpu_offload")->value, "false");
+    assert_string_equal(dx_facts_get(&f, "fsdp.use_orig_params")->value, "true");
+    assert_string_equal(dx_facts_get(&f, "accelerate.mixed_precision")->value, "bf16");
+    assert_int_equal(dx_facts_get(&f, "fsdp.sharding_strategy")->line, 6);
+    dx_facts_fini(&f);
+    const char *ds = "distributed_type: DEEPSPEED\ndeepspeed_config:\n  zero_stage: 3\n"
+                     "  offload_optimizer_device: cpu\n";
+    assert_int_equal(dx_facts_from_config(&f, "ds.yaml", ds, strlen(ds)), DDX_OK);
+    assert_string_equal(dx_facts_get(&f, "deepspeed.zero_stage")->value, "3");
+    assert_string_equal(dx_facts_get(&f, "deepspeed.offload_optimizer")->value, "cpu");
+    dx_facts_fini(&f);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -85,6 +115,7 @@ int main(void)
         cmocka_unit_test(test_version_range),
         cmocka_unit_test(test_conditions),
         cmocka_unit_test(test_config_json),
+        cmocka_unit_test(test_config_yaml),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
