@@ -446,12 +446,19 @@ int ddx_report_write_text(const ddx_report *rep, int flags, FILE *out, ddx_error
             fputc('\n', out);
         }
     }
-    if (verbose && rep->facts.n) {
-        fprintf(out, "\n%sfacts%s\n", s.bold, s.off);
+    size_t nused = 0;
+    for (size_t i = 0; i < rep->facts.n; i++)
+        nused += rep->facts.v[i].used != 0;
+    if (rep->facts.n && (verbose || (nused && rep->nkept))) {
+        fprintf(out, "\n%s%s%s\n", s.bold, verbose ? "facts" : "facts used", s.off);
         for (size_t i = 0; i < rep->facts.n; i++) {
             const dx_fact *x = &rep->facts.v[i];
-            fprintf(out, "  %s = %s  %s(%s:%llu)%s\n", x->name, x->value, s.dim, x->path,
-                    (unsigned long long)x->line, s.off);
+            if (!verbose && !x->used)
+                continue;
+            fprintf(out, "  %s = %s  %s(%s", x->name, x->value, s.dim, x->path);
+            if (x->line)
+                fprintf(out, ":%llu", (unsigned long long)x->line);
+            fprintf(out, ")%s%s\n", s.off, verbose && x->used ? "  [used]" : "");
         }
     }
     if (verbose && rep->ntimeline) {
