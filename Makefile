@@ -5,12 +5,15 @@ BUILD ?= build
 ASAN_BUILD ?= build-asan
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 
-.PHONY: all deps build demo test test-fast test-asan bench lint clean
+.PHONY: all deps deps-test build demo test test-fast test-asan bench lint clean
 
 all: build
 
 deps:
 	@sh scripts/install-deps.sh
+
+deps-test:
+	@DDX_WITH_TORCH=1 sh scripts/install-deps.sh
 
 build: deps
 	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
@@ -23,7 +26,7 @@ demo: build
 	@echo "\$$ $(BUILD)/ddx diagnose $(DEMO)"
 	@$(BUILD)/ddx diagnose $(DEMO); test $$? -le 1
 
-test: deps build test-fast test-asan
+test: deps-test build test-fast test-asan
 
 test-fast: build
 	@cd $(BUILD) && ctest --output-on-failure -j $(JOBS)

@@ -3,7 +3,8 @@
 #
 # Idempotent: asks dpkg which packages are missing and installs only those,
 # through sudo when not root. Used by `make demo` and `make test`.
-# Set DDX_WITH_TORCH=1 to add Debian's CPU PyTorch for the live scenario tests.
+# DDX_WITH_TORCH=1 (what `make test` sets) adds Debian's CPU PyTorch for the live scenario
+# tests (tests/scenarios).
 set -eu
 
 pkgs="build-essential g++ cmake pkg-config libvectorscan-dev libpcre2-dev libyaml-dev \
