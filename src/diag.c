@@ -352,7 +352,8 @@ static int scan_log(scan_state *st, const dx_member *m, dx_reader *r, dx_input_i
                     continue; /* env dumps and configs give facts, not failures */
                 if (kb->sig_ref[sig] == DX_SIG_JOB) {
                     if ((rc = dx_job_hit(&st->rep->job, kb->sig_idx[sig], st->scan, rank,
-                                         m->path, lineno)))
+                                         m->path, lineno, line + a.body, len - a.body,
+                                         ((uint64_t)input_index << 40) | lineno)))
                         return rc;
                     continue;
                 }
@@ -366,6 +367,7 @@ static int scan_log(scan_state *st, const dx_member *m, dx_reader *r, dx_input_i
                 dx_str cr;
                 if (ev.rank < 0 && dx_scan_capture(st->scan, "rank", &cr))
                     ev.rank = parse_int(cr);
+                ev.blamed = dx_scan_capture(st->scan, "culprit", &cr) ? parse_int(cr) : -1;
                 ev.has_time = have_last_time;
                 ev.time = last_time;
                 ev.seq = ((uint64_t)input_index << 40) | lineno;
@@ -827,13 +829,48 @@ static int add_culprit_signal(ddx_report *rep, const char *fmt, ...)
 static int find_culprit(ddx_report *rep)
 {
     dx_job_model *jm = &rep->job;
-    int root = -1, wd = -1, table = jm->rc_rank;
+    int root = -1, wd = -1, table = jm->rc_rank, blamed = -1, exc = -1;
     int rc;
     rep->culprit = -1;
-    if (rep->nkept) {
-        const dx_finding *f = &rep->f[0];
-        if (f->first_ranked && f->has_root)
-            root = f->first_ranked->rank;
+    const dx_finding *top = rep->nkept ? &rep->f[0] : NULL;
+    if (top && top->first_ranked && top->has_root && !top->ref->culprit_other)
+        root = top->first_ranked->rank;
+    /* a rank the lines themselves name ("but Rank 1 is running collective ...") */
+    if (top) {
+        int votes[8] = {0}, cand[8];
+        size_t nc = 0;
+        for (size_t i = 0; i < top->nevid; i++) {
+            int b = top->evid[i].ev->blamed;
+            if (b < 0 || top->evid[i].weight <= 0)
+                continue;
+            size_t k = 0;
+            while (k < nc && cand[k] != b)
+                k++;
+            if (k == nc && nc < DX_ARRAY_LEN(cand))
+                cand[nc++] = b;
+            if (k < nc)
+                votes[k]++;
+        }
+        for (size_t k = 0; k < nc; k++)
+            if (blamed < 0 || votes[k] > votes[0])
+                blamed = cand[k];
+    }
+    /* the lines of a victim reference come from the ranks that waited: the culprit is the rank
+     * that raised its own exception first without printing them */
+    if (top && top->ref->culprit_other) {
+        uint64_t best = UINT64_MAX;
+        for (size_t r = 0; r < jm->nby; r++) {
+            const dx_rank *x = jm->by_rank[r];
+            if (!x || !x->first_exception)
+                continue;
+            int victim = 0;
+            for (size_t k = 0; k < top->nranks; k++)
+                victim |= top->ranks[k] == x->rank;
+            if (!victim && x->first_exception_seq < best) {
+                best = x->first_exception_seq;
+                exc = x->rank;
+            }
+        }
     }
     /* the watchdog picture */
     size_t timed = 0, silent = 0, known = 0;
@@ -871,10 +908,17 @@ static int find_culprit(ddx_report *rep)
         snprintf(why, sizeof why, "%zu rank%s reported a watchdog timeout; rank %d, seen in the "
                  "logs, reported none", timed, timed == 1 ? "" : "s", wd);
     }
+    if (blamed >= 0 && (rc = add_culprit_signal(rep, "named in the log: the %s lines blame "
+                                                 "rank %d", top->ref->id, blamed)))
+        return rc;
     if (root >= 0 && (rc = add_culprit_signal(rep, "first root failure: rank %d (%s)", root,
                                                rep->f[0].ref->id)))
         return rc;
-    if (wd >= 0 && (rc = add_culprit_signal(rep, "NCCL watchdog: %s", why)))
+    if (wd >= 0 && (rc = add_culprit_signal(rep, "collective timeouts: %s", why)))
+        return rc;
+    if (exc >= 0 &&
+        (rc = add_culprit_signal(rep, "rank %d raised its own exception (%s) while the others "
+                                 "only saw it fail", exc, jm->by_rank[exc]->first_exception)))
         return rc;
     if (table >= 0) {
         if (jm->rc_has_exitcode && jm->rc_exitcode < 0)
@@ -888,22 +932,26 @@ static int find_culprit(ddx_report *rep)
         if (rc)
             return rc;
     }
-    int pick = root >= 0 ? root : wd >= 0 ? wd : table;
+    int pick = blamed >= 0 ? blamed : root >= 0 ? root : wd >= 0 ? wd : exc >= 0 ? exc : table;
     if (pick < 0)
         return DDX_OK;
-    /* the top finding's own evidence must not contradict a launcher-only pick: a table entry
-     * alone is used only when some finding is reported */
-    if (root < 0 && wd < 0 && !rep->nkept)
+    /* a launcher table alone is used only when some finding is reported */
+    if (blamed < 0 && root < 0 && wd < 0 && exc < 0 && !rep->nkept)
         return DDX_OK;
     rep->culprit = pick;
-    int agree = (root < 0 || root == pick) + (wd < 0 || wd == pick) + (table < 0 || table == pick);
+    int all[] = {blamed, root, wd, exc, table};
+    int agree = 1;
+    for (size_t i = 0; i < DX_ARRAY_LEN(all); i++)
+        agree &= all[i] < 0 || all[i] == pick;
     char buf[700];
     snprintf(buf, sizeof buf, "%s%s",
-             root >= 0 ? "the first root failure is on this rank"
-             : wd >= 0 ? "the NCCL watchdog points at this rank"
-                       : "torchelastic names it as the first failure",
-             agree == 3 ? "; the other signals agree or are silent"
-                        : "; other signals disagree (see culprit_signals)");
+             blamed >= 0 ? "the log names this rank"
+             : root >= 0 ? "the first root failure is on this rank"
+             : wd >= 0   ? "the collective timeouts point at this rank"
+             : exc >= 0  ? "this rank failed on its own while the others waited"
+                         : "torchelastic names it as the first failure",
+             agree ? "; the other signals agree or are silent"
+                   : "; other signals disagree (see culprit_signals)");
     rep->culprit_why = dx_strdup(buf);
     return rep->culprit_why ? DDX_OK : DDX_ENOMEM;
 }

@@ -19,6 +19,7 @@ typedef struct dx_event {
     uint32_t input;   /* index into the report's inputs */
     uint64_t line;
     int rank;         /* -1 unknown */
+    int blamed;       /* the rank the line itself blames (a "culprit" capture), -1 none */
     int has_time;
     dx_time time;
     int64_t tkey;     /* sortable time (valid when has_time) */

@@ -19,6 +19,7 @@ void dx_job_model_fini(dx_job_model *jm)
     for (size_t i = 0; i < jm->nby; i++)
         if (jm->by_rank[i]) {
             dx_free(jm->by_rank[i]->first_error);
+            dx_free(jm->by_rank[i]->first_exception);
             dx_free(jm->by_rank[i]);
         }
     dx_free(jm->by_rank);
@@ -74,7 +75,9 @@ enum {
     JX_LAST_COMPLETED,
     JX_ROOT_CAUSE,
     JX_TABLE_RANK,
-    JX_TABLE_EXITCODE
+    JX_TABLE_EXITCODE,
+    JX_GLOO_TIMEOUT,
+    JX_EXCEPTION
 };
 
 static const dx_signal extractors[] = {
@@ -99,6 +102,15 @@ static const dx_signal extractors[] = {
     [JX_TABLE_EXITCODE] = {"job-table-exitcode", DX_ROLE_NOISE, 0,
                            "^\\s*exitcode\\s*: (?<code>-?\\d+) \\(pid",
                            "torch/distributed/elastic/multiprocessing/errors/__init__.py", 0},
+    /* gloo's own timeout (third_party/gloo/gloo/transport/tcp/unbound_buffer.cc) */
+    [JX_GLOO_TIMEOUT] = {"job-gloo-timeout", DX_ROLE_NOISE, 0,
+                         "Timed out waiting (?<ms>\\d+)ms for (?<op>recv|send) operation to "
+                         "complete",
+                         "third_party/gloo/gloo/transport/tcp/unbound_buffer.cc", 0},
+    /* the last line of a Python traceback: "SomeError: message" */
+    [JX_EXCEPTION] = {"job-exception", DX_ROLE_NOISE, 0,
+                      "^(?<exc>[A-Za-z_][\\w.]*(?:Error|Exception|Interrupt))(?:: |$)",
+                      "CPython traceback format", 0},
 };
 
 size_t dx_job_extractor_count(void) { return DX_ARRAY_LEN(extractors); }
@@ -122,7 +134,7 @@ static long long cap_ll(struct dx_scan *s, const char *name, long long def)
 }
 
 int dx_job_hit(dx_job_model *jm, size_t i, struct dx_scan *s, int rank, const char *path,
-               uint64_t line)
+               uint64_t line, const char *text, size_t len, uint64_t seq)
 {
     switch (i) {
     case JX_WATCHDOG: {
@@ -168,6 +180,27 @@ int dx_job_hit(dx_job_model *jm, size_t i, struct dx_scan *s, int rank, const ch
             jm->rc_has_exitcode = 1;
         }
         return DDX_OK;
+    case JX_GLOO_TIMEOUT: {
+        dx_rank *x = dx_job_rank(jm, rank);
+        if (x && !x->timed_out) {
+            x->timed_out = 1;
+            dx_str op;
+            if (dx_scan_capture(s, "op", &op))
+                snprintf(x->timeout_op, sizeof x->timeout_op, "gloo %.*s", (int)op.n, op.p);
+        }
+        return DDX_OK;
+    }
+    case JX_EXCEPTION: {
+        dx_rank *x = dx_job_rank(jm, rank);
+        if (x && !x->first_exception) {
+            size_t n = len > 200 ? 200 : len;
+            x->first_exception = dx_strndup(text, n);
+            x->first_exception_seq = seq;
+            if (!x->first_exception)
+                return DDX_ENOMEM;
+        }
+        return DDX_OK;
+    }
     default:
         return DDX_OK;
     }

@@ -25,6 +25,8 @@ typedef struct dx_rank {
     long long last_completed; /* "last completed NCCL work", -1 unknown */
     int has_last_completed;
     char *first_error;        /* the first root line of any reference on this rank */
+    char *first_exception;    /* the first Python exception line printed by this rank */
+    uint64_t first_exception_seq;
 } dx_rank;
 
 typedef struct dx_job_model {
@@ -51,6 +53,7 @@ DX_HIDDEN size_t dx_job_extractor_count(void);
 DX_HIDDEN const dx_signal *dx_job_extractor_signal(size_t i);
 /* A confirmed hit of job extractor i on a line attributed to rank (may be -1). */
 DX_HIDDEN int dx_job_hit(dx_job_model *jm, size_t i, struct dx_scan *s, int rank,
-                         const char *path, uint64_t line);
+                         const char *path, uint64_t line, const char *text, size_t len,
+                         uint64_t seq);
 
 #endif

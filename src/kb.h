@@ -95,6 +95,8 @@ typedef struct dx_ref {
     const char *const *fix; /* the numbered items under "## Fix" */
     size_t nfix;
     const char *body;       /* the Markdown body */
+    int culprit_other;      /* "culprit: other-rank": the ranks printing these lines are
+                               victims; the culprit is another rank */
 } dx_ref;
 
 /* ---- the built-in data (kb_data.c, generated) ---- */

@@ -575,7 +575,14 @@ int dx_kb_parse(dx_arena *a, const char *relpath, const char *text, size_t len, 
         else if (!strcmp(key, "neighbours"))
             rc = get_seq(&c, v, key, sizeof(dx_neighbour), parse_neighbour,
                          (void **)&r->neighbours, &r->nneighbours);
-        else if (!strcmp(key, "examples"))
+        else if (!strcmp(key, "culprit")) {
+            const char *cv = scalar(v);
+            if (cv && !strcmp(cv, "other-rank"))
+                r->culprit_other = 1;
+            else if (!cv || strcmp(cv, "this-rank") != 0)
+                rc = fail_at(&c, v, "culprit must be this-rank or other-rank, found",
+                             cv ? cv : "?");
+        } else if (!strcmp(key, "examples"))
             rc = get_seq(&c, v, key, sizeof(dx_example), parse_example, (void **)&r->examples,
                          &r->nexamples);
         else

@@ -214,7 +214,7 @@ static void emit_ref(const dx_ref *r, unsigned idx)
     else
         fputs("NULL, 0, ", out);
     ref_strs(fix, "s");
-    fprintf(out, ", %zu, body%u},\n", r->nfix, idx);
+    fprintf(out, ", %zu, body%u, %d},\n", r->nfix, idx, r->culprit_other);
     out = aux;
 }
 
