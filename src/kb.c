@@ -190,6 +190,10 @@ static int validate_one(const dx_ref *r, const dx_ref *const *all, size_t nall, 
                 PROBLEM("%s: signal id '%s' is used twice", f, s->id);
         if (!(s->weight >= 0 && s->weight <= 10))
             PROBLEM("%s: signal '%s': weight %g must be between 0 and 10", f, s->id, s->weight);
+        /* the watchdog prints its timeout on the ranks that waited: never the failure itself */
+        if (s->role == DX_ROLE_ROOT && strstr(s->pattern, "Watchdog caught collective operation"))
+            PROBLEM("%s: signal '%s': a watchdog timeout line is printed by the ranks that "
+                    "waited; give it role symptom", f, s->id);
         if ((s->role == DX_ROLE_NOISE) != noise)
             PROBLEM("%s: signal '%s': role noise goes with kind noise, and only there", f, s->id);
         if (dx_pattern_check(s->pattern, s->caseless, msg, sizeof msg))
