@@ -38,7 +38,7 @@ test-asan: deps
 		ctest --output-on-failure -j $(JOBS) -LE slow
 
 bench: build
-	@sh bench/run.sh
+	@sh bench/run.sh --build $(BUILD) $(BENCH_ARGS)
 
 clean:
 	rm -rf $(BUILD) $(ASAN_BUILD)

@@ -303,6 +303,7 @@ static int scan_log(scan_state *st, const dx_member *m, dx_reader *r, dx_input_i
     int file_rank = dx_attrib_rank_from_name(m->name ? m->name : m->path, &is_local);
     dx_time last_time;
     int have_last_time = 0;
+    int last_rank = -1; /* consecutive lines of one rank skip the rank set */
     memset(&last_time, 0, sizeof last_time);
     dx_chunk c;
     int rc;
@@ -334,8 +335,10 @@ static int scan_log(scan_state *st, const dx_member *m, dx_reader *r, dx_input_i
                 last_time = a.time;
                 have_last_time = 1;
             }
-            if (rank >= 0 && add_rank(&info->ranks, &info->nranks, &info->capranks, rank, 4096))
+            if (rank >= 0 && rank != last_rank &&
+                add_rank(&info->ranks, &info->nranks, &info->capranks, rank, 4096))
                 return DDX_ENOMEM;
+            last_rank = rank;
             if (info->kind == DX_KIND_LOG && (rc = dx_job_line(&st->rep->job, rank, &a)))
                 return rc;
             for (; ci < ncands && cands[ci].line == off; ci++) {

@@ -9,6 +9,7 @@
 
 #define _POSIX_C_SOURCE 200809L
 #define _DEFAULT_SOURCE 1
+#define _GNU_SOURCE 1 /* memrchr */
 
 #include <stdarg.h>
 #include <stdbool.h>

@@ -219,9 +219,11 @@ static int on_match(unsigned int id, unsigned long long from, unsigned long long
     s->line_end[id] = lend + 1;
     /* the line starts after the previous newline; a match ending at a newline belongs to the
      * line before it */
-    size_t start = end;
-    while (start > 0 && s->data[start - 1] != '\n')
-        start--;
+    size_t start = 0;
+    if (end > 0) {
+        const char *prev = memrchr(s->data, '\n', end);
+        start = prev ? (size_t)(prev - s->data) + 1 : 0;
+    }
     if (dx_grow((void **)&s->cands, &s->capcands, s->ncands + 1, sizeof(dx_cand)) != DDX_OK) {
         s->oom = 1;
         return 1;
