@@ -103,7 +103,7 @@ typedef struct dx_ref {
 typedef struct dx_builtin {
     const dx_ref *refs;
     size_t nrefs;
-    const unsigned char *hsdb; /* serialised Vectorscan database over every signal, or NULL */
+    const unsigned char *hsdb; /* Vectorscan database image over every signal, or NULL */
     size_t hsdb_len;
 } dx_builtin;
 DX_HIDDEN const dx_builtin *dx_builtin_get(void);

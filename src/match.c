@@ -15,6 +15,7 @@
 
 struct dx_matcher {
     hs_database_t *db;
+    int db_borrowed;        /* db points into the binary's built-in image: never freed */
     size_t nsig;
     const dx_signal *const *sigs; /* [nsig], borrowed */
     pcre2_code **re;        /* [nsig], compiled on first use; NULL until then */
@@ -69,6 +70,10 @@ int dx_pattern_check(const char *pattern, int caseless, char *msg, size_t cap)
     return DDX_OK;
 }
 
+static int portable; /* compile for any x86-64 (the built-in image), not for this CPU */
+
+void dx_matcher_portable(int on) { portable = on; }
+
 static int compile_db(dx_matcher *m, ddx_error *err)
 {
     const char **pats = dx_calloc(m->nsig, sizeof(char *));
@@ -85,8 +90,9 @@ static int compile_db(dx_matcher *m, ddx_error *err)
         ids[i] = (unsigned)i;
     }
     hs_compile_error_t *ce = NULL;
-    if (hs_compile_multi(pats, flags, ids, (unsigned)m->nsig, HS_MODE_BLOCK, NULL, &m->db, &ce) !=
-        HS_SUCCESS) {
+    hs_platform_info_t generic = {0, 0, 0, 0};
+    if (hs_compile_multi(pats, flags, ids, (unsigned)m->nsig, HS_MODE_BLOCK,
+                         portable ? &generic : NULL, &m->db, &ce) != HS_SUCCESS) {
         int bad = ce ? ce->expression : -1;
         if (bad >= 0 && (size_t)bad < m->nsig)
             rc = dx_err(err, DDX_EFORMAT, "signal '%s': Vectorscan rejects the pattern: %s",
@@ -121,8 +127,18 @@ int dx_matcher_new(dx_matcher **out, const dx_signal *const *sigs, size_t nsig,
         *out = m;
         return DDX_OK;
     }
-    if (!hsdb || !hsdb_len ||
-        hs_deserialize_database((const char *)hsdb, hsdb_len, &m->db) != HS_SUCCESS) {
+    /* the built-in image is a database as Vectorscan lays it out in memory (its offsets are
+     * relative), so it is used where it lies: nothing to copy or check at start-up */
+    size_t have = 0;
+    hs_database_t *img = (hs_database_t *)(uintptr_t)hsdb;
+    char *info = NULL;
+    if (hsdb && hsdb_len && ((uintptr_t)hsdb & 63) == 0 &&
+        hs_database_size(img, &have) == HS_SUCCESS && have == hsdb_len &&
+        hs_database_info(img, &info) == HS_SUCCESS) {
+        free(info);
+        m->db = img;
+        m->db_borrowed = 1;
+    } else {
         m->db = NULL;
         int rc = compile_db(m, err);
         if (rc) {
@@ -138,7 +154,7 @@ void dx_matcher_free(dx_matcher *m)
 {
     if (!m)
         return;
-    if (m->db)
+    if (m->db && !m->db_borrowed)
         hs_free_database(m->db);
     for (size_t i = 0; m->re && i < m->nsig; i++)
         pcre2_code_free(m->re[i]);
@@ -149,23 +165,19 @@ void dx_matcher_free(dx_matcher *m)
 
 size_t dx_matcher_count(const dx_matcher *m) { return m->nsig; }
 
-int dx_matcher_serialize(const dx_matcher *m, char **bytes, size_t *len, ddx_error *err)
+int dx_matcher_image(const dx_matcher *m, char **bytes, size_t *len, ddx_error *err)
 {
     *bytes = NULL;
     *len = 0;
     if (!m->db)
         return DDX_OK;
-    char *b = NULL;
     size_t l = 0;
-    if (hs_serialize_database(m->db, &b, &l) != HS_SUCCESS)
-        return dx_err(err, DDX_ENOMEM, "cannot serialise the pattern database");
+    if (hs_database_size(m->db, &l) != HS_SUCCESS)
+        return dx_err(err, DDX_EINVAL, "cannot measure the pattern database");
     *bytes = dx_malloc(l);
-    if (!*bytes) {
-        free(b);
+    if (!*bytes)
         return dx_err(err, DDX_ENOMEM, "out of memory");
-    }
-    memcpy(*bytes, b, l);
-    free(b);
+    memcpy(*bytes, m->db, l);
     *len = l;
     return DDX_OK;
 }

@@ -15,14 +15,17 @@ typedef struct dx_matcher dx_matcher;
 typedef struct dx_scan dx_scan;
 
 /* Builds the matcher over sigs[0..nsig) (borrowed: they must outlive it); signal number s is
- * sigs[s]. When hsdb is given it must have been made by dx_matcher_serialize over the same
- * signals; if it cannot be used (another Vectorscan build or CPU), it is compiled instead. */
+ * sigs[s]. When hsdb is given it must be an image made by dx_matcher_image over the same
+ * signals, 64-byte aligned, that outlives the matcher (the built-in one lives in the binary);
+ * it is used in place. If it cannot be used, the database is compiled instead. */
 DX_HIDDEN int dx_matcher_new(dx_matcher **out, const dx_signal *const *sigs, size_t nsig,
                              const unsigned char *hsdb, size_t hsdb_len, ddx_error *err);
 DX_HIDDEN void dx_matcher_free(dx_matcher *m);
 DX_HIDDEN size_t dx_matcher_count(const dx_matcher *m);
-DX_HIDDEN int dx_matcher_serialize(const dx_matcher *m, char **bytes, size_t *len,
-                                   ddx_error *err);
+/* A copy of the compiled database as laid out in memory (offsets are relative), to embed. */
+DX_HIDDEN int dx_matcher_image(const dx_matcher *m, char **bytes, size_t *len, ddx_error *err);
+/* Compile for any CPU of this architecture rather than for this one (the generator sets it). */
+DX_HIDDEN void dx_matcher_portable(int on);
 
 /* Checks one pattern in both engines; fills msg on failure. */
 DX_HIDDEN int dx_pattern_check(const char *pattern, int caseless, char *msg, size_t cap);

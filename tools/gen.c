@@ -226,6 +226,7 @@ int main(int argc, char **argv)
     }
     dx_buf problems = {0};
     dx_lint_stats stats;
+    dx_matcher_portable(1); /* the embedded database must run on any x86-64 */
     ddx_error err = {0};
     ddx_kb *kb = NULL;
     int rc = dx_lint_dir(argv[1], 0, &kb, &problems, &stats, &err);
@@ -246,7 +247,7 @@ int main(int argc, char **argv)
     dx_buf_fini(&problems);
     char *db = NULL;
     size_t dblen = 0;
-    if (dx_matcher_serialize(kb->m, &db, &dblen, &err)) {
+    if (dx_matcher_image(kb->m, &db, &dblen, &err)) {
         fprintf(stderr, "ddx-gen: %s\n", err.message);
         ddx_kb_close(kb);
         return 1;
@@ -276,7 +277,8 @@ int main(int argc, char **argv)
         fputs("    {0},\n", out);
     fputs("};\n\n", out);
     free(refs_text);
-    fprintf(out, "static const unsigned char hsdb[%zu] = {", dblen ? dblen : 1);
+    fprintf(out, "static const unsigned char hsdb[%zu] __attribute__((aligned(64))) = {",
+            dblen ? dblen : 1);
     for (size_t i = 0; i < dblen; i++)
         fprintf(out, "%s%u,", i % 24 ? "" : "\n    ", (unsigned char)db[i]);
     if (!dblen)
