@@ -998,6 +998,10 @@ int ddx_job_diagnose(ddx_job *job, int flags, ddx_report **out, ddx_error *err)
             goto fail;
         }
     }
+    if ((rc = dx_facts_derive(&rep->facts))) {
+        dx_err(err, rc, "out of memory");
+        goto fail;
+    }
     for (size_t s = 0; s < kb->nsig; s++)
         for (size_t k = 0; rep->hits[s] && k < rep->hits[s]->nev; k++) {
             dx_event *e = &rep->hits[s]->ev[k];

@@ -13,6 +13,9 @@
 
 #include "match.h"
 
+#define PCRE2_CODE_UNIT_WIDTH 8
+#include <pcre2.h>
+
 /* ==== the store ============================================================================ */
 
 dx_fact *dx_facts_get(const dx_facts *f, const char *name)
@@ -191,6 +194,37 @@ static int truthy(const char *s, int *out)
     return 0;
 }
 
+/* A PCRE2 search of value for pattern; an invalid pattern never matches (lint rejects it). */
+static int regex_matches(const char *pattern, const char *value)
+{
+    int ec;
+    PCRE2_SIZE eo;
+    pcre2_code *re = pcre2_compile((PCRE2_SPTR)pattern, PCRE2_ZERO_TERMINATED, 0, &ec, &eo, NULL);
+    if (!re)
+        return 0;
+    pcre2_match_data *md = pcre2_match_data_create_from_pattern(re, NULL);
+    int rc = md ? pcre2_match(re, (PCRE2_SPTR)value, strlen(value), 0, 0, md, NULL) : -1;
+    pcre2_match_data_free(md);
+    pcre2_code_free(re);
+    return rc >= 0;
+}
+
+int dx_facts_derive(dx_facts *f)
+{
+    /* the watchdog prints milliseconds; references reason in seconds */
+    const dx_fact *ms = dx_facts_get(f, "nccl.timeout_ms");
+    if (ms && !dx_facts_get(f, "nccl.timeout_s")) {
+        char buf[32];
+        int n = snprintf(buf, sizeof buf, "%lld", strtoll(ms->value, NULL, 10) / 1000);
+        char *path = dx_strdup(ms->path);
+        uint64_t line = ms->line;
+        int rc = path ? dx_facts_set(f, "nccl.timeout_s", buf, (size_t)n, path, line) : DDX_ENOMEM;
+        dx_free(path);
+        return rc;
+    }
+    return DDX_OK;
+}
+
 int dx_cond_eval(const dx_cond *c, dx_facts *f, dx_fact **used)
 {
     dx_fact *x = c->fact ? dx_facts_get(f, c->fact) : NULL;
@@ -209,10 +243,8 @@ int dx_cond_eval(const dx_cond *c, dx_facts *f, dx_fact **used)
     switch (c->op) {
     case DX_OP_RANGE:
         return dx_version_in_range(x->value, c->value);
-    case DX_OP_MATCHES: {
-        /* a plain substring test keeps this cheap; regexes are not needed for facts so far */
-        return strstr(x->value, c->value) != NULL;
-    }
+    case DX_OP_MATCHES:
+        return regex_matches(c->value, x->value);
     default: {
         int a, b;
         if (truthy(x->value, &a) && truthy(c->value, &b))
@@ -289,12 +321,14 @@ static const extractor extractors[] = {
         "launcher.nnodes"),
     ROW("launcher-port", "--master[_-]port[= ](?<v>\\d+)", "launcher.master_port"),
     ROW("launcher-addr", "--master[_-]addr[= ](?<v>[\\w.-]+)", "launcher.master_addr"),
-    ROW("launcher-name", "^(?:\\$ )?(?<v>torchrun|deepspeed|accelerate launch|srun|mpirun) ", "launcher.name"),
+    ROW("launcher-name", "^(?:\\$ )?(?<v>torchrun|deepspeed|accelerate launch|srun|mpirun|"
+        "python3?(?: -m torch\\.distributed\\.(?:run|launch))?) +(?:-|\\S+\\.py\\b)",
+        "launcher.name"),
     /* Hugging Face TrainingArguments printed in logs */
     ROW("ta-unused", "ddp_find_unused_parameters=(?<v>True|False|None)", "ddp.find_unused_parameters"),
     ROW("ta-gc", "(?:^|[ ,(])gradient_checkpointing=(?<v>True|False)", "trainer.gradient_checkpointing"),
     ROW("ta-timeout", "ddp_timeout=(?<v>\\d+)", "trainer.ddp_timeout_s"),
-    ROW("ta-deepspeed", "(?:^|[ ,(])deepspeed=(?<v>[^,)\\s]+)", "trainer.deepspeed"),
+    ROW("ta-deepspeed", "(?:^|[ ,(])deepspeed=(?<v>[^=,)\\s][^,)\\s]*)", "trainer.deepspeed"),
     /* frameworks present in tracebacks */
     HAS("tb-deepspeed", "site-packages/deepspeed/", "deepspeed.in_traceback"),
     HAS("tb-accelerate", "site-packages/accelerate/", "accelerate.in_traceback"),

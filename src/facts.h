@@ -35,6 +35,9 @@ DX_HIDDEN int dx_version_cmp(const char *a, const char *b);
 /* "range" is a comma-separated list of >=, >, <=, <, ==, != bounds: ">=0.14.0,<0.15". */
 DX_HIDDEN int dx_version_in_range(const char *v, const char *range);
 
+/* Facts computed from others once every input is read (nccl.timeout_s from the watchdog's ms). */
+DX_HIDDEN int dx_facts_derive(dx_facts *f);
+
 /* Evaluates a condition: 1 holds, 0 does not hold, -1 the fact is not known. */
 DX_HIDDEN int dx_cond_eval(const dx_cond *c, dx_facts *f, dx_fact **used);
 

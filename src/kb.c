@@ -201,6 +201,13 @@ static int validate_one(const dx_ref *r, const dx_ref *const *all, size_t nall, 
         else if (!s->pattern[0])
             PROBLEM("%s: signal '%s': empty pattern", f, s->id);
     }
+    for (size_t i = 0; i < r->ncontext + r->nchecks; i++) {
+        const dx_cond *c = i < r->ncontext ? &r->context[i] : &r->checks[i - r->ncontext].cond;
+        char msg[300];
+        if (c->fact && c->op == DX_OP_MATCHES && c->value &&
+            dx_pattern_check(c->value, 0, msg, sizeof msg))
+            PROBLEM("%s: 'matches' on %s: %s", f, c->fact, msg);
+    }
     for (size_t i = 0; i < r->nvariants; i++) {
         const dx_variant *v = &r->variants[i];
         for (size_t j = 0; j < v->nsignals; j++) {

@@ -223,17 +223,19 @@ static int on_match(unsigned int id, unsigned long long from, unsigned long long
     (void)from;
     (void)flags;
     dx_scan *s = ctx;
-    size_t end = (size_t)to;
-    if (end < s->line_end[id])
+    /* the line is the one holding the last matched byte: a prefilter approximation may have
+     * matched the newline itself (a trailing \s or [^x]) */
+    size_t pos = to ? (size_t)to - 1 : 0;
+    if (pos >= s->len)
+        pos = s->len ? s->len - 1 : 0;
+    if (pos < s->line_end[id])
         return 0; /* this signal already has a candidate on this line */
-    const char *nl = end < s->len ? memchr(s->data + end, '\n', s->len - end) : NULL;
+    const char *nl = memchr(s->data + pos, '\n', s->len - pos);
     size_t lend = nl ? (size_t)(nl - s->data) : s->len;
     s->line_end[id] = lend + 1;
-    /* the line starts after the previous newline; a match ending at a newline belongs to the
-     * line before it */
     size_t start = 0;
-    if (end > 0) {
-        const char *prev = memrchr(s->data, '\n', end);
+    if (pos > 0) {
+        const char *prev = memrchr(s->data, '\n', pos);
         start = prev ? (size_t)(prev - s->data) + 1 : 0;
     }
     if (dx_grow((void **)&s->cands, &s->capcands, s->ncands + 1, sizeof(dx_cand)) != DDX_OK) {

@@ -283,7 +283,8 @@ static void test_fact_extractors(void **state)
         "transformers==4.40.1\n"
         "accelerate     0.30.0\n"
         "nvidia-nccl-cu12==2.20.5\n"
-        "flash-attn==2.5.8\n",
+        "flash-attn==2.5.8\n"
+        "deepspeed  0.14.9\n",
         "console.log",
         "$ torchrun --nproc_per_node=8 --nnodes 2 --master_port=29501 train.py\n"
         "node1:123:456 [0] NCCL INFO NCCL version 2.18.1+cuda12.1\n"
@@ -317,6 +318,7 @@ static void test_fact_extractors(void **state)
     expect_fact(rep, "env.MASTER_ADDR", "10.0.0.1");
     expect_fact(rep, "env.WORLD_SIZE", "16");
     assert_null(dx_facts_get(&rep->facts, "env.HOME"));
+    assert_null(dx_facts_get(&rep->facts, "trainer.deepspeed")); /* not from "deepspeed==x" */
     /* each fact remembers where it came from */
     const dx_fact *x = dx_facts_get(&rep->facts, "deepspeed.version");
     assert_string_equal(x->path, "env.txt");

@@ -56,6 +56,13 @@ static void test_conditions(void **state)
     assert_int_equal(dx_cond_eval(&stage2, &f, NULL), 0);
     dx_cond b = {"ddp.find_unused_parameters", DX_OP_EQUALS, "false", 1.0, NULL};
     assert_int_equal(dx_cond_eval(&b, &f, NULL), 1);
+    dx_cond re = {"deepspeed.version", DX_OP_MATCHES, "^0\\.1[45]\\.", 1.0, NULL};
+    assert_int_equal(dx_cond_eval(&re, &f, NULL), 1);
+    dx_cond re2 = {"deepspeed.version", DX_OP_MATCHES, "^0\\.9|^0\\.10", 1.0, NULL};
+    assert_int_equal(dx_cond_eval(&re2, &f, NULL), 0);
+    assert_int_equal(dx_facts_set(&f, "nccl.timeout_ms", "600000", 6, "log", 7), DDX_OK);
+    assert_int_equal(dx_facts_derive(&f), DDX_OK);
+    assert_string_equal(dx_facts_get(&f, "nccl.timeout_s")->value, "600");
     dx_cond missing = {"torch.version", DX_OP_RANGE, ">=2", 1.0, NULL};
     assert_int_equal(dx_cond_eval(&missing, &f, NULL), -1);
     dx_cond exists = {"torch.version", DX_OP_EXISTS, "false", 1.0, NULL};

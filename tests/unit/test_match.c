@@ -13,25 +13,28 @@ static const dx_signal sigs[] = {
     {"d", DX_ROLE_ROOT, 1, "nccl error", NULL, 1},
     /* prefilter superset: Vectorscan approximates, PCRE2 decides */
     {"e", DX_ROLE_ROOT, 1, "x(?=y)", NULL, 0},
+    /* a trailing \s can end the match on the newline: the candidate is still this line */
+    {"f", DX_ROLE_ROOT, 1, "^pkg==(?<v>\\d+(?:\\.\\d+)+)(?:\\s|$)", NULL, 0},
 };
 
 static void test_scan_and_confirm(void **state)
 {
     (void)state;
-    const dx_signal *ptrs[5];
-    for (size_t i = 0; i < 5; i++)
+    const dx_signal *ptrs[6];
+    for (size_t i = 0; i < 6; i++)
         ptrs[i] = &sigs[i];
     dx_matcher *m = NULL;
     dx_scan *s = NULL;
     ddx_error e = {0};
-    assert_int_equal(dx_matcher_new(&m, ptrs, 5, NULL, 0, &e), DDX_OK);
+    assert_int_equal(dx_matcher_new(&m, ptrs, 6, NULL, 0, &e), DDX_OK);
     assert_int_equal(dx_scan_new(&s, m, &e), DDX_OK);
     const char text[] = "hello\n"
                         "rank 3 failed; CUDA out of memory; CUDA out of memory again\n"
                         "  Traceback (not at start)\n"
                         "Traceback (most recent call last):\n"
                         "NCCL ERROR here\n"
-                        "xz then xy\n";
+                        "xz then xy\n"
+                        "pkg==1.2.3\n";
     const dx_cand *c;
     size_t n;
     assert_int_equal(dx_scan_chunk(s, text, sizeof text - 1, &c, &n, &e), DDX_OK);
@@ -58,8 +61,8 @@ static void test_scan_and_confirm(void **state)
         }
     }
     assert_true(seen_b);
-    /* a, b on line 2; c on line 4 only; d caseless on line 5; e on line 6 */
-    assert_int_equal(confirmed, 5);
+    /* a, b on line 2; c on line 4 only; d caseless on line 5; e on line 6; f on line 7 */
+    assert_int_equal(confirmed, 6);
     dx_scan_free(s);
     dx_matcher_free(m);
 }
