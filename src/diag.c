@@ -507,8 +507,16 @@ static int score_ref(ddx_report *rep, size_t ri, size_t first_sig, dx_finding *f
             seen = 1;
     double ctx_sum = 0;
     int ctx_known = 0;
-    if (!seen && r->nsignals)
-        return DDX_OK;
+    if (!seen && r->nsignals) {
+        /* no line of its own, but a fact that alone proves it (weight >= 2) still makes it a
+         * candidate: a straggler seen only in step times, a config that cannot work */
+        int decisive = 0;
+        for (size_t i = 0; i < r->ncontext && !decisive; i++)
+            decisive = r->context[i].weight >= 2.0 &&
+                       dx_cond_eval(&r->context[i], &rep->facts, NULL) == 1;
+        if (!decisive)
+            return DDX_OK;
+    }
     if (!r->nsignals) {
         /* a configuration reference proved by facts alone: every condition must hold */
         for (size_t i = 0; i < r->ncontext; i++) {
@@ -911,6 +919,12 @@ static int find_culprit(ddx_report *rep)
         snprintf(why, sizeof why, "%zu rank%s reported a watchdog timeout; rank %d, seen in the "
                  "logs, reported none", timed, timed == 1 ? "" : "s", wd);
     }
+    int slow = -1;
+    if (top && jm->straggler >= 0 &&
+        (!strcmp(top->ref->kind, "perf") || !strcmp(top->ref->kind, "silent")))
+        slow = jm->straggler;
+    if (slow >= 0 && (rc = add_culprit_signal(rep, "step times: %s", jm->straggler_why)))
+        return rc;
     if (blamed >= 0 && (rc = add_culprit_signal(rep, "named in the log: the %s lines blame "
                                                  "rank %d", top->ref->id, blamed)))
         return rc;
@@ -935,20 +949,22 @@ static int find_culprit(ddx_report *rep)
         if (rc)
             return rc;
     }
-    int pick = blamed >= 0 ? blamed : root >= 0 ? root : wd >= 0 ? wd : exc >= 0 ? exc : table;
+    int pick = slow >= 0 ? slow : blamed >= 0 ? blamed : root >= 0 ? root : wd >= 0 ? wd
+               : exc >= 0 ? exc : table;
     if (pick < 0)
         return DDX_OK;
     /* a launcher table alone is used only when some finding is reported */
-    if (blamed < 0 && root < 0 && wd < 0 && exc < 0 && !rep->nkept)
+    if (slow < 0 && blamed < 0 && root < 0 && wd < 0 && exc < 0 && !rep->nkept)
         return DDX_OK;
     rep->culprit = pick;
-    int all[] = {blamed, root, wd, exc, table};
+    int all[] = {slow, blamed, root, wd, exc, table};
     int agree = 1;
     for (size_t i = 0; i < DX_ARRAY_LEN(all); i++)
         agree &= all[i] < 0 || all[i] == pick;
     char buf[700];
     snprintf(buf, sizeof buf, "%s%s",
-             blamed >= 0 ? "the log names this rank"
+             slow >= 0     ? "its steps are the slowest"
+             : blamed >= 0 ? "the log names this rank"
              : root >= 0 ? "the first root failure is on this rank"
              : wd >= 0   ? "the collective timeouts point at this rank"
              : exc >= 0  ? "this rank failed on its own while the others waited"
@@ -995,6 +1011,21 @@ int ddx_job_diagnose(ddx_job *job, int flags, ddx_report **out, ddx_error *err)
         }
         if (rc) {
             dx_err(err, rc, "%s", e.message);
+            goto fail;
+        }
+    }
+    dx_job_finish(&rep->job);
+    if (rep->job.straggler >= 0) {
+        const dx_rank *x = rep->job.by_rank[rep->job.straggler];
+        char v[32];
+        int n = snprintf(v, sizeof v, "%d", x->rank);
+        rc = dx_facts_set(&rep->facts, "job.straggler_rank", v, (size_t)n, "per-rank step times", 0);
+        n = snprintf(v, sizeof v, "%d", (int)(100 * x->rel_speed + 0.5));
+        if (!rc)
+            rc = dx_facts_set(&rep->facts, "job.straggler_speed_pct", v, (size_t)n,
+                              "per-rank step times", 0);
+        if (rc) {
+            dx_err(err, rc, "out of memory");
             goto fail;
         }
     }

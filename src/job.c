@@ -6,12 +6,15 @@
  */
 #include "job.h"
 
+#include <math.h>
+
 #include "match.h"
 
 void dx_job_model_init(dx_job_model *jm)
 {
     memset(jm, 0, sizeof *jm);
     jm->rc_rank = -1;
+    jm->straggler = -1;
 }
 
 void dx_job_model_fini(dx_job_model *jm)
@@ -77,7 +80,12 @@ enum {
     JX_TABLE_RANK,
     JX_TABLE_EXITCODE,
     JX_GLOO_TIMEOUT,
-    JX_EXCEPTION
+    JX_EXCEPTION,
+    JX_STEP_TIME,
+    JX_DATA_TIME,
+    JX_MEGATRON_ITER,
+    JX_TQDM_SPEED,
+    JX_DS_SAMPLES
 };
 
 static const dx_signal extractors[] = {
@@ -111,11 +119,50 @@ static const dx_signal extractors[] = {
     [JX_EXCEPTION] = {"job-exception", DX_ROLE_NOISE, 0,
                       "^(?<exc>[A-Za-z_][\\w.]*(?:Error|Exception|Interrupt))(?:: |$)",
                       "CPython traceback format", 0},
+    /* step times as trainers print them: "step_time 0.25s", "iter_time: 0.3 s" */
+    [JX_STEP_TIME] = {"job-step-time", DX_ROLE_NOISE, 0,
+                      "\\b(?:step|iter|iteration|batch)_?time[=: ]+(?<s>\\d+(?:\\.\\d+)?) ?s\\b",
+                      "common trainer step logs", 0},
+    [JX_DATA_TIME] = {"job-data-time", DX_ROLE_NOISE, 0,
+                      "\\bdata_?time[=: ]+(?<s>\\d+(?:\\.\\d+)?) ?s\\b",
+                      "common trainer step logs", 0},
+    /* Megatron: "elapsed time per iteration (ms): 1234.5" */
+    [JX_MEGATRON_ITER] = {"job-megatron-iter", DX_ROLE_NOISE, 0,
+                          "elapsed time per iteration \\(ms\\): (?<ms>\\d+(?:\\.\\d+)?)",
+                          "megatron/training/training.py", 0},
+    /* tqdm: "10/100 [00:05<00:45,  2.00it/s]" or "3.50s/it]" */
+    [JX_TQDM_SPEED] = {"job-tqdm-speed", DX_ROLE_NOISE, 0,
+                       "(?:(?<ips>\\d+(?:\\.\\d+)?)it/s|(?<s>\\d+(?:\\.\\d+)?)s/it)\\]",
+                       "tqdm progress bars (Hugging Face Trainer)", 0},
+    /* DeepSpeed timers: "SamplesPerSec=12.3" */
+    [JX_DS_SAMPLES] = {"job-ds-samples", DX_ROLE_NOISE, 0,
+                       "SamplesPerSec=(?<sps>\\d+(?:\\.\\d+)?)", "deepspeed/utils/timer.py",
+                       0},
 };
 
 size_t dx_job_extractor_count(void) { return DX_ARRAY_LEN(extractors); }
 
 const dx_signal *dx_job_extractor_signal(size_t i) { return &extractors[i]; }
+
+static double cap_double(struct dx_scan *s, const char *name)
+{
+    dx_str v;
+    char buf[32];
+    if (!dx_scan_capture(s, name, &v) || !v.n || v.n >= sizeof buf)
+        return -1;
+    memcpy(buf, v.p, v.n);
+    buf[v.n] = '\0';
+    return strtod(buf, NULL);
+}
+
+static void add_step(dx_job_model *jm, int rank, int kind, double seconds)
+{
+    dx_rank *x = dx_job_rank(jm, rank);
+    if (!x || !(seconds >= 0) || seconds > 1e6)
+        return;
+    x->step[kind][x->nstep[kind] % DX_ARRAY_LEN(x->step[kind])] = (float)seconds;
+    x->nstep[kind]++;
+}
 
 static long long cap_ll(struct dx_scan *s, const char *name, long long def)
 {
@@ -201,7 +248,122 @@ int dx_job_hit(dx_job_model *jm, size_t i, struct dx_scan *s, int rank, const ch
         }
         return DDX_OK;
     }
+    case JX_STEP_TIME:
+        add_step(jm, rank, 0, cap_double(s, "s"));
+        return DDX_OK;
+    case JX_DATA_TIME:
+        add_step(jm, rank, 1, cap_double(s, "s"));
+        return DDX_OK;
+    case JX_MEGATRON_ITER:
+        add_step(jm, rank, 0, cap_double(s, "ms") / 1000.0);
+        return DDX_OK;
+    case JX_TQDM_SPEED: {
+        double ips = cap_double(s, "ips"), sec = cap_double(s, "s");
+        if (ips > 0)
+            add_step(jm, rank, 0, 1.0 / ips);
+        else if (sec >= 0)
+            add_step(jm, rank, 0, sec);
+        return DDX_OK;
+    }
+    case JX_DS_SAMPLES: {
+        double sps = cap_double(s, "sps");
+        if (sps > 0)
+            add_step(jm, rank, 0, 1.0 / sps);
+        return DDX_OK;
+    }
     default:
         return DDX_OK;
+    }
+}
+
+/* ==== stragglers =========================================================================== */
+
+static int cmp_float(const void *a, const void *b)
+{
+    float x = *(const float *)a, y = *(const float *)b;
+    return x < y ? -1 : x > y;
+}
+
+static double median_of(float *v, size_t n)
+{
+    qsort(v, n, sizeof *v, cmp_float);
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2.0;
+}
+
+/* Median and median absolute deviation of a rank's recent samples of one kind. */
+static void robust(dx_rank *x, int kind)
+{
+    size_t n = x->nstep[kind] < DX_ARRAY_LEN(x->step[kind]) ? x->nstep[kind]
+                                                             : DX_ARRAY_LEN(x->step[kind]);
+    if (n < 3)
+        return;
+    float v[DX_ARRAY_LEN(x->step[0])];
+    memcpy(v, x->step[kind], n * sizeof *v);
+    double med = median_of(v, n);
+    for (size_t i = 0; i < n; i++)
+        v[i] = (float)fabs(v[i] - med);
+    x->step_median[kind] = med;
+    x->step_mad[kind] = median_of(v, n);
+}
+
+/* A rank is slow when its median step takes 1/0.75 of the fastest rank's or more (its speed
+ * relative to the fastest is below 0.75); when steps are synchronised (DDP makes every rank's
+ * step as slow as the slowest), the time a rank spends waiting for data tells instead: a rank
+ * whose median data wait exceeds the fastest's by a quarter of its step and 50 ms. */
+void dx_job_finish(dx_job_model *jm)
+{
+    size_t with[2] = {0, 0};
+    double fastest[2] = {0, 0};
+    for (size_t r = 0; r < jm->nby; r++) {
+        dx_rank *x = jm->by_rank[r];
+        if (!x)
+            continue;
+        for (int k = 0; k < 2; k++) {
+            robust(x, k);
+            if (x->step_median[k] > 0 || (k == 1 && x->nstep[k] >= 3)) {
+                if (!with[k] || x->step_median[k] < fastest[k])
+                    fastest[k] = x->step_median[k];
+                with[k]++;
+            }
+        }
+    }
+    double worst = 1.0;
+    for (size_t r = 0; r < jm->nby; r++) {
+        dx_rank *x = jm->by_rank[r];
+        if (!x)
+            continue;
+        x->rel_speed = 1.0;
+        if (with[0] >= 2 && x->step_median[0] > 0) {
+            x->rel_speed = fastest[0] / x->step_median[0];
+            if (x->rel_speed < 0.75) {
+                x->slow = 1;
+                if (x->rel_speed < worst) {
+                    worst = x->rel_speed;
+                    jm->straggler = x->rank;
+                    jm->straggler_kind = 0;
+                    snprintf(jm->straggler_why, sizeof jm->straggler_why,
+                             "rank %d's median step takes %.3f s (MAD %.3f) against %.3f s on the "
+                             "fastest rank: %.0f%% of its speed", x->rank, x->step_median[0],
+                             x->step_mad[0], fastest[0], 100 * x->rel_speed);
+                }
+            }
+        }
+        if (with[1] >= 2 && x->nstep[1] >= 3 && jm->straggler < 0) {
+            double extra = x->step_median[1] - fastest[1];
+            double step = x->step_median[0] > 0 ? x->step_median[0] : x->step_median[1];
+            if (extra > 0.05 && extra > 0.25 * step) {
+                x->slow = 1;
+                x->rel_speed = step > 0 ? (step - extra) / step : 0;
+                if (x->rel_speed < worst) {
+                    worst = x->rel_speed;
+                    jm->straggler = x->rank;
+                    jm->straggler_kind = 1;
+                    snprintf(jm->straggler_why, sizeof jm->straggler_why,
+                             "rank %d waits %.3f s for data per step (MAD %.3f) against %.3f s on "
+                             "the fastest rank; the others wait for it in every collective",
+                             x->rank, x->step_median[1], x->step_mad[1], fastest[1]);
+                }
+            }
+        }
     }
 }

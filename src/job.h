@@ -27,6 +27,13 @@ typedef struct dx_rank {
     char *first_error;        /* the first root line of any reference on this rank */
     char *first_exception;    /* the first Python exception line printed by this rank */
     uint64_t first_exception_seq;
+    /* per-step durations in seconds, the most recent DX_STEP_KEEP of each kind */
+    float step[2][64];        /* [0] whole step, [1] time waiting for data */
+    uint32_t nstep[2];        /* samples seen (the ring holds the last 64) */
+    double step_median[2];    /* computed by dx_job_finish; 0 when too few samples */
+    double step_mad[2];
+    double rel_speed;         /* fastest rank's median step / this rank's (1 = fastest) */
+    int slow;                 /* flagged as a straggler */
 } dx_rank;
 
 typedef struct dx_job_model {
@@ -38,6 +45,9 @@ typedef struct dx_job_model {
     int rc_exitcode;
     int rc_has_exitcode;
     char *rc_where;           /* "path:line" of its rank line */
+    int straggler;            /* the slowest flagged rank, -1 none */
+    int straggler_kind;       /* 0 step time, 1 data wait */
+    char straggler_why[256];
 } dx_job_model;
 
 #define DX_JOB_MAX_RANK 65536
@@ -48,6 +58,9 @@ DX_HIDDEN void dx_job_model_fini(dx_job_model *jm);
 DX_HIDDEN dx_rank *dx_job_rank(dx_job_model *jm, int r);
 /* Called for every log line with its attributed rank (may be -1). */
 DX_HIDDEN int dx_job_line(dx_job_model *jm, int rank, const dx_attr *a);
+
+/* After every input is read: per-rank step statistics and the straggler, if any. */
+DX_HIDDEN void dx_job_finish(dx_job_model *jm);
 
 DX_HIDDEN size_t dx_job_extractor_count(void);
 DX_HIDDEN const dx_signal *dx_job_extractor_signal(size_t i);

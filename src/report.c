@@ -36,6 +36,8 @@ static const char *rank_state(const ddx_report *rep, const dx_rank *x)
 {
     if (x->first_error)
         return "failed";
+    if (x->slow)
+        return "slow";
     if (x->timed_out)
         return "timed out";
     for (size_t r = 0; r < rep->job.nby; r++)
@@ -216,6 +218,12 @@ int ddx_report_write_json(const ddx_report *rep, FILE *out, ddx_error *err)
                             x->timeout_seq >= 0 ? json_integer(x->timeout_seq) : json_null());
         json_object_set_new(o, "timeout_op", x->timeout_op[0] ? json_string(x->timeout_op)
                                                                : json_null());
+        json_object_set_new(o, "step_median_s", x->step_median[0] > 0
+                                                    ? json_real(round3(x->step_median[0]))
+                                                    : json_null());
+        json_object_set_new(o, "relative_speed",
+                            x->step_median[0] > 0 || x->slow ? json_real(round3(x->rel_speed))
+                                                              : json_null());
         json_object_set_new(o, "last_completed", x->has_last_completed
                                                      ? json_integer(x->last_completed)
                                                      : json_null());
@@ -324,7 +332,15 @@ static void write_finding(FILE *out, const ddx_report *rep, const dx_finding *f,
         write_event_where(out, rep, f->first);
         fputc('\n', out);
     }
-    fprintf(out, "  %sevidence%s\n", s->bold, s->off);
+    if (f->nevid)
+        fprintf(out, "  %sevidence%s\n", s->bold, s->off);
+    else {
+        /* proved by facts alone: say which */
+        fprintf(out, "  %sbecause%s\n", s->bold, s->off);
+        for (size_t i = 1; i < f->ncontribs; i++)
+            if (f->contribs[i].value > 0)
+                fprintf(out, "    %s\n", f->contribs[i].why);
+    }
     uint64_t last_seq = UINT64_MAX;
     size_t max = verbose ? f->nevid : EVIDENCE_TEXT_MAX;
     for (size_t i = 0, k = 0; i < f->nevid && k < max; i++) {
@@ -441,6 +457,14 @@ int ddx_report_write_text(const ddx_report *rep, int flags, FILE *out, ddx_error
                         x->timeout_seq);
             if (x->has_last_completed)
                 fprintf(out, "  last completed %lld", x->last_completed);
+            if (x->step_median[0] > 0)
+                fprintf(out, "  step %.3fs", x->step_median[0]);
+            if (x->nstep[1] >= 3)
+                fprintf(out, "  data wait %.3fs", x->step_median[1]);
+            if (x->slow && rep->job.straggler_kind == 1 && x->nstep[1] >= 3)
+                fprintf(out, "  (waits for data %.0f%% of its step)", 100 * (1 - x->rel_speed));
+            else if (x->slow)
+                fprintf(out, "  (%.0f%% of the fastest rank's speed)", 100 * x->rel_speed);
             if (x->first_error)
                 fprintf(out, "  %.100s", x->first_error);
             fputc('\n', out);

@@ -326,6 +326,40 @@ static void test_fact_extractors(void **state)
     ddx_report_free(rep);
 }
 
+static void test_straggler_from_step_times(void **state)
+{
+    (void)state;
+    /* Megatron-style per-iteration times: rank 2 runs at about half the speed of the others */
+    dx_buf b = {0};
+    for (int step = 1; step <= 8; step++)
+        for (int r = 0; r < 4; r++)
+            dx_buf_addf(&b, "[rank%d]: iteration %d/100 | elapsed time per iteration (ms): %d.5\n",
+                        r, step, r == 2 ? 2000 + step : 1000 + step * (r + 1));
+    const char *const in[] = {"train.log", dx_buf_cstr(&b)};
+    ddx_report *rep = run(0, 1, in);
+    assert_int_equal(rep->job.straggler, 2);
+    assert_true(rep->job.by_rank[2]->slow);
+    assert_false(rep->job.by_rank[0]->slow);
+    assert_true(rep->job.by_rank[2]->rel_speed < 0.75);
+    assert_true(rep->job.by_rank[2]->step_median[0] > 1.9);
+    expect_fact(rep, "job.straggler_rank", "2");
+    ddx_report_free(rep);
+    dx_buf_fini(&b);
+
+    /* no straggler when every rank runs at the same pace */
+    dx_buf even = {0};
+    for (int step = 1; step <= 8; step++)
+        for (int r = 0; r < 4; r++)
+            dx_buf_addf(&even, "[rank%d]: step %d loss 0.1 step_time %d.%03ds\n", r, step, 1,
+                        10 * r);
+    const char *const in2[] = {"train.log", dx_buf_cstr(&even)};
+    rep = run(0, 1, in2);
+    assert_int_equal(rep->job.straggler, -1);
+    assert_null(dx_facts_get(&rep->facts, "job.straggler_rank"));
+    ddx_report_free(rep);
+    dx_buf_fini(&even);
+}
+
 static void test_allocation_failures(void **state)
 {
     (void)state;
@@ -361,6 +395,7 @@ int main(void)
         cmocka_unit_test(test_victim_timeout_never_outranks_root),
         cmocka_unit_test(test_torchelastic_table),
         cmocka_unit_test(test_fact_extractors),
+        cmocka_unit_test(test_straggler_from_step_times),
         cmocka_unit_test(test_allocation_failures),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
