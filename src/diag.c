@@ -925,6 +925,9 @@ static int find_culprit(ddx_report *rep)
         slow = jm->straggler;
     if (slow >= 0 && (rc = add_culprit_signal(rep, "step times: %s", jm->straggler_why)))
         return rc;
+    int desync = jm->desync_rank;
+    if (desync >= 0 && (rc = add_culprit_signal(rep, "collective desync: %s", jm->desync_why)))
+        return rc;
     if (blamed >= 0 && (rc = add_culprit_signal(rep, "named in the log: the %s lines blame "
                                                  "rank %d", top->ref->id, blamed)))
         return rc;
@@ -949,15 +952,15 @@ static int find_culprit(ddx_report *rep)
         if (rc)
             return rc;
     }
-    int pick = slow >= 0 ? slow : blamed >= 0 ? blamed : root >= 0 ? root : wd >= 0 ? wd
-               : exc >= 0 ? exc : table;
+    int pick = slow >= 0 ? slow : blamed >= 0 ? blamed : desync >= 0 ? desync : root >= 0 ? root
+               : wd >= 0 ? wd : exc >= 0 ? exc : table;
     if (pick < 0)
         return DDX_OK;
     /* a launcher table alone is used only when some finding is reported */
-    if (slow < 0 && blamed < 0 && root < 0 && wd < 0 && exc < 0 && !rep->nkept)
+    if (slow < 0 && blamed < 0 && desync < 0 && root < 0 && wd < 0 && exc < 0 && !rep->nkept)
         return DDX_OK;
     rep->culprit = pick;
-    int all[] = {slow, blamed, root, wd, exc, table};
+    int all[] = {slow, blamed, desync, root, wd, exc, table};
     int agree = 1;
     for (size_t i = 0; i < DX_ARRAY_LEN(all); i++)
         agree &= all[i] < 0 || all[i] == pick;
@@ -965,6 +968,7 @@ static int find_culprit(ddx_report *rep)
     snprintf(buf, sizeof buf, "%s%s",
              slow >= 0     ? "its steps are the slowest"
              : blamed >= 0 ? "the log names this rank"
+             : desync >= 0 ? "it is alone in a different collective"
              : root >= 0 ? "the first root failure is on this rank"
              : wd >= 0   ? "the collective timeouts point at this rank"
              : exc >= 0  ? "this rank failed on its own while the others waited"
@@ -1015,6 +1019,12 @@ int ddx_job_diagnose(ddx_job *job, int flags, ddx_report **out, ddx_error *err)
         }
     }
     dx_job_finish(&rep->job);
+    if (rep->job.desync_why[0] &&
+        (rc = dx_facts_set(&rep->facts, "job.desync", rep->job.desync_why,
+                           strlen(rep->job.desync_why), "watchdog timeouts of every rank", 0))) {
+        dx_err(err, rc, "out of memory");
+        goto fail;
+    }
     if (rep->job.straggler >= 0) {
         const dx_rank *x = rep->job.by_rank[rep->job.straggler];
         char v[32];

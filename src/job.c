@@ -15,6 +15,45 @@ void dx_job_model_init(dx_job_model *jm)
     memset(jm, 0, sizeof *jm);
     jm->rc_rank = -1;
     jm->straggler = -1;
+    jm->desync_rank = -1;
+}
+
+/* A desync: ranks that timed out at the same collective sequence number in different operations
+ * (or with the same operation but different sizes, which the watchdog line does not show). The
+ * rank whose operation differs from all the others' is the suspect. */
+static void find_desync(dx_job_model *jm)
+{
+    for (size_t a = 0; a < jm->nby; a++) {
+        const dx_rank *x = jm->by_rank[a];
+        if (!x || !x->timed_out || x->timeout_seq < 0 || !x->timeout_op[0])
+            continue;
+        size_t same = 0, other = 0;
+        const dx_rank *odd = NULL;
+        for (size_t b = 0; b < jm->nby; b++) {
+            const dx_rank *y = jm->by_rank[b];
+            if (!y || !y->timed_out || y->timeout_seq != x->timeout_seq || !y->timeout_op[0])
+                continue;
+            if (!strcmp(y->timeout_op, x->timeout_op))
+                same++;
+            else {
+                other++;
+                odd = y;
+            }
+        }
+        if (!other)
+            continue;
+        /* x's operation is the majority one when it has more ranks than any other */
+        if (same > other && other == 1)
+            jm->desync_rank = odd->rank;
+        snprintf(jm->desync_why, sizeof jm->desync_why,
+                 "at SeqNum %lld rank %d runs %s while rank %d runs %s", x->timeout_seq,
+                 x->rank, x->timeout_op, odd->rank, odd->timeout_op);
+        if (jm->desync_rank >= 0)
+            snprintf(jm->desync_why + strlen(jm->desync_why),
+                     sizeof jm->desync_why - strlen(jm->desync_why),
+                     "; rank %d is alone in its operation", jm->desync_rank);
+        return;
+    }
 }
 
 void dx_job_model_fini(dx_job_model *jm)
@@ -312,6 +351,7 @@ static void robust(dx_rank *x, int kind)
  * whose median data wait exceeds the fastest's by a quarter of its step and 50 ms. */
 void dx_job_finish(dx_job_model *jm)
 {
+    find_desync(jm);
     size_t with[2] = {0, 0};
     double fastest[2] = {0, 0};
     for (size_t r = 0; r < jm->nby; r++) {

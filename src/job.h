@@ -45,6 +45,8 @@ typedef struct dx_job_model {
     int rc_exitcode;
     int rc_has_exitcode;
     char *rc_where;           /* "path:line" of its rank line */
+    int desync_rank;          /* the rank alone in a different collective at one SeqNum, -1 */
+    char desync_why[256];     /* "" when no desync was seen */
     int straggler;            /* the slowest flagged rank, -1 none */
     int straggler_kind;       /* 0 step time, 1 data wait */
     char straggler_why[256];

@@ -229,6 +229,28 @@ static void test_victim_timeout_never_outranks_root(void **state)
     ddx_report_free(rep);
 }
 
+static void test_desync_from_watchdog(void **state)
+{
+    (void)state;
+    /* same SeqNum, different OpType: rank 2 is in a BROADCAST while the others all-reduce */
+    dx_buf b = {0};
+    for (int r = 0; r < 3; r++)
+        dx_buf_addf(&b, "[rank%d]:[E501 12:00:00.1 ProcessGroupNCCL.cpp:1] [Rank %d] Watchdog "
+                    "caught collective operation timeout: WorkNCCL(SeqNum=42, OpType=%s, "
+                    "NumelIn=1, NumelOut=1, Timeout(ms)=600000) ran for 600001 milliseconds "
+                    "before timing out.\n", r, r, r == 2 ? "BROADCAST" : "ALLREDUCE");
+    dx_buf_addf(&b, "Timed out waiting for peers\n");
+    const char *const in[] = {"console.log", dx_buf_cstr(&b)};
+    ddx_report *rep = run(0, 1, in);
+    assert_int_equal(rep->job.desync_rank, 2);
+    const dx_fact *x = dx_facts_get(&rep->facts, "job.desync");
+    assert_non_null(x);
+    assert_non_null(strstr(x->value, "SeqNum 42"));
+    assert_int_equal(ddx_report_culprit_rank(rep), 2);
+    ddx_report_free(rep);
+    dx_buf_fini(&b);
+}
+
 static void test_torchelastic_table(void **state)
 {
     (void)state;
@@ -393,6 +415,7 @@ int main(void)
         cmocka_unit_test(test_culprit_behind_in_sequence),
         cmocka_unit_test(test_culprit_silent_rank),
         cmocka_unit_test(test_victim_timeout_never_outranks_root),
+        cmocka_unit_test(test_desync_from_watchdog),
         cmocka_unit_test(test_torchelastic_table),
         cmocka_unit_test(test_fact_extractors),
         cmocka_unit_test(test_straggler_from_step_times),
