@@ -580,7 +580,11 @@ static int score_ref(ddx_report *rep, size_t ri, size_t first_sig, dx_finding *f
             describe_fact(fb, sizeof fb, x);
         else
             snprintf(fb, sizeof fb, "no %s in the inputs", c->fact);
-        double w = v ? c->weight : -c->weight;
+        /* a condition that fails lowers the candidate; a condition that argues against it
+         * (negative weight) counts only when it holds */
+        double w = v ? c->weight : c->weight > 0 ? -c->weight : 0;
+        if (w == 0)
+            continue;
         ctx_sum += w;
         if ((rc = add_contrib(f, w, "%s%s%s (%s)", c->says ? c->says : c->fact,
                               v ? "" : ": contradicted", "", fb)))
@@ -782,7 +786,12 @@ static int score_all(ddx_report *rep)
     char wbuf[300];
     for (size_t i = 0; i < rep->nf && earliest; i++) {
         dx_finding *f = &rep->f[i];
-        if (f->has_root && f->first->seq == earliest->seq)
+        /* a reference that reads the earliest root line itself (whatever role it gives it) is
+         * an alternative explanation of the failure, not a consequence of it */
+        int covers = 0;
+        for (size_t k = 0; k < f->nevid && !covers; k++)
+            covers = f->evid[k].weight > 0 && f->evid[k].ev->seq == earliest->seq;
+        if (covers)
             rc = add_contrib(f, DX_EARLIEST_ROOT, "the earliest root failure in the job (%s)",
                              where(rep, earliest, wbuf, sizeof wbuf));
         else if (!f->has_root)

@@ -231,11 +231,15 @@ int dx_cond_eval(const dx_cond *c, dx_facts *f, dx_fact **used)
     if (used)
         *used = x;
     if (c->op == DX_OP_EXISTS) {
+        /* a fact seen proves "exists"; a fact not seen proves nothing (the inputs may just
+         * not include the file that would show it), so "exists: true" is then unknown */
         int want = 1;
         truthy(c->value ? c->value : "true", &want);
-        if (x)
+        if (x) {
             x->used = 1;
-        return (x != NULL) == want;
+            return want;
+        }
+        return want ? -1 : 1;
     }
     if (!x)
         return -1;

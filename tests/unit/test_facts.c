@@ -67,6 +67,10 @@ static void test_conditions(void **state)
     assert_int_equal(dx_cond_eval(&missing, &f, NULL), -1);
     dx_cond exists = {"torch.version", DX_OP_EXISTS, "false", 1.0, NULL};
     assert_int_equal(dx_cond_eval(&exists, &f, NULL), 1);
+    dx_cond exists2 = {"torch.version", DX_OP_EXISTS, "true", 1.0, NULL};
+    assert_int_equal(dx_cond_eval(&exists2, &f, NULL), -1); /* unseen is not disproved */
+    dx_cond exists3 = {"deepspeed.version", DX_OP_EXISTS, "true", 1.0, NULL};
+    assert_int_equal(dx_cond_eval(&exists3, &f, NULL), 1);
     dx_facts_fini(&f);
 }
 
