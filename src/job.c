@@ -23,37 +23,59 @@ void dx_job_model_init(dx_job_model *jm)
  * rank whose operation differs from all the others' is the suspect. */
 static void find_desync(dx_job_model *jm)
 {
-    for (size_t a = 0; a < jm->nby; a++) {
-        const dx_rank *x = jm->by_rank[a];
-        if (!x || !x->timed_out || x->timeout_seq < 0 || !x->timeout_op[0])
-            continue;
-        size_t same = 0, other = 0;
-        const dx_rank *odd = NULL;
-        for (size_t b = 0; b < jm->nby; b++) {
-            const dx_rank *y = jm->by_rank[b];
-            if (!y || !y->timed_out || y->timeout_seq != x->timeout_seq || !y->timeout_op[0])
+    /* first pass: the same SeqNum in different operations (the strongest form); second pass:
+     * timed-out ranks stuck in different operations at all (their SeqNums may differ when
+     * one rank skipped or added a collective earlier) */
+    for (int pass = 0; pass < 2; pass++)
+        for (size_t a = 0; a < jm->nby; a++) {
+            const dx_rank *x = jm->by_rank[a];
+            if (!x || !x->timed_out || !x->timeout_op[0] || (pass == 0 && x->timeout_seq < 0))
                 continue;
-            if (!strcmp(y->timeout_op, x->timeout_op))
-                same++;
-            else {
-                other++;
-                odd = y;
+            size_t same = 0, other = 0;
+            const dx_rank *odd = NULL;
+            for (size_t b = 0; b < jm->nby; b++) {
+                const dx_rank *y = jm->by_rank[b];
+                if (!y || !y->timed_out || !y->timeout_op[0] ||
+                    (pass == 0 && y->timeout_seq != x->timeout_seq))
+                    continue;
+                if (!strcmp(y->timeout_op, x->timeout_op))
+                    same++;
+                else {
+                    other++;
+                    odd = y;
+                }
             }
+            if (!other)
+                continue;
+            /* the suspect is a rank alone in its operation while all the others share one:
+             * odd when x is in the majority, x itself when it is the one alone */
+            if (same > other && other == 1)
+                jm->desync_rank = odd->rank;
+            else if (same == 1 && other > 1) {
+                int shared = 1;
+                for (size_t b = 0; b < jm->nby && shared; b++) {
+                    const dx_rank *y = jm->by_rank[b];
+                    if (y && y != x && y->timed_out && y->timeout_op[0] &&
+                        (pass == 1 || y->timeout_seq == x->timeout_seq))
+                        shared = !strcmp(y->timeout_op, odd->timeout_op);
+                }
+                if (shared)
+                    jm->desync_rank = x->rank;
+            }
+            if (pass == 0)
+                snprintf(jm->desync_why, sizeof jm->desync_why,
+                         "at SeqNum %lld rank %d runs %s while rank %d runs %s", x->timeout_seq,
+                         x->rank, x->timeout_op, odd->rank, odd->timeout_op);
+            else
+                snprintf(jm->desync_why, sizeof jm->desync_why,
+                         "rank %d timed out in %s while rank %d timed out in %s", x->rank,
+                         x->timeout_op, odd->rank, odd->timeout_op);
+            if (jm->desync_rank >= 0)
+                snprintf(jm->desync_why + strlen(jm->desync_why),
+                         sizeof jm->desync_why - strlen(jm->desync_why),
+                         "; rank %d is alone in its operation", jm->desync_rank);
+            return;
         }
-        if (!other)
-            continue;
-        /* x's operation is the majority one when it has more ranks than any other */
-        if (same > other && other == 1)
-            jm->desync_rank = odd->rank;
-        snprintf(jm->desync_why, sizeof jm->desync_why,
-                 "at SeqNum %lld rank %d runs %s while rank %d runs %s", x->timeout_seq,
-                 x->rank, x->timeout_op, odd->rank, odd->timeout_op);
-        if (jm->desync_rank >= 0)
-            snprintf(jm->desync_why + strlen(jm->desync_why),
-                     sizeof jm->desync_why - strlen(jm->desync_why),
-                     "; rank %d is alone in its operation", jm->desync_rank);
-        return;
-    }
 }
 
 void dx_job_model_fini(dx_job_model *jm)
@@ -128,10 +150,10 @@ enum {
 };
 
 static const dx_signal extractors[] = {
-    /* PyTorch ProcessGroupNCCL, every version since SeqNum was printed (1.11+) */
+    /* PyTorch ProcessGroupNCCL: SeqNum since 1.11, OpType alone before */
     [JX_WATCHDOG] = {"job-watchdog-timeout", DX_ROLE_NOISE, 0,
                      "\\[Rank (?<rank>\\d+)\\] Watchdog caught collective operation timeout: "
-                     "Work\\w*\\(SeqNum=(?<seq>\\d+), OpType=(?<op>\\w+)",
+                     "Work\\w*\\((?:SeqNum=(?<seq>\\d+), )?OpType=(?<op>\\w+)",
                      "torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp", 0},
     /* 2.4-2.5 "last enqueued NCCL work: E, last completed NCCL work: C"; 2.6+ "last enqueued
      * work: E, last completed work: C" */

@@ -251,6 +251,24 @@ static void test_desync_from_watchdog(void **state)
     dx_buf_fini(&b);
 }
 
+static void test_desync_old_format_odd_first(void **state)
+{
+    (void)state;
+    /* torch < 1.11 prints no SeqNum; rank 0 alone all-reduces while the others broadcast */
+    dx_buf b = {0};
+    for (int r = 0; r < 4; r++)
+        dx_buf_addf(&b, "[E ProcessGroupNCCL.cpp:566] [Rank %d] Watchdog caught collective "
+                    "operation timeout: WorkNCCL(OpType=%s, Timeout(ms)=1800000) ran for "
+                    "1801060 milliseconds before timing out.\n", r,
+                    r == 0 ? "ALLREDUCE" : "BROADCAST");
+    const char *const in[] = {"console.log", dx_buf_cstr(&b)};
+    ddx_report *rep = run(0, 1, in);
+    assert_int_equal(rep->job.desync_rank, 0);
+    assert_non_null(dx_facts_get(&rep->facts, "job.desync"));
+    ddx_report_free(rep);
+    dx_buf_fini(&b);
+}
+
 static void test_torchelastic_table(void **state)
 {
     (void)state;
@@ -416,6 +434,7 @@ int main(void)
         cmocka_unit_test(test_culprit_silent_rank),
         cmocka_unit_test(test_victim_timeout_never_outranks_root),
         cmocka_unit_test(test_desync_from_watchdog),
+        cmocka_unit_test(test_desync_old_format_odd_first),
         cmocka_unit_test(test_torchelastic_table),
         cmocka_unit_test(test_fact_extractors),
         cmocka_unit_test(test_straggler_from_step_times),
