@@ -38,7 +38,10 @@ static void find_desync(dx_job_model *jm)
                 if (!y || !y->timed_out || !y->timeout_op[0] ||
                     (pass == 0 && y->timeout_seq != x->timeout_seq))
                     continue;
-                if (!strcmp(y->timeout_op, x->timeout_op))
+                /* at one SeqNum, a different size counts like a different operation */
+                int size_differs = pass == 0 && x->timeout_numel >= 0 && y->timeout_numel >= 0 &&
+                                   x->timeout_numel != y->timeout_numel;
+                if (!strcmp(y->timeout_op, x->timeout_op) && !size_differs)
                     same++;
                 else {
                     other++;
@@ -57,15 +60,17 @@ static void find_desync(dx_job_model *jm)
                     const dx_rank *y = jm->by_rank[b];
                     if (y && y != x && y->timed_out && y->timeout_op[0] &&
                         (pass == 1 || y->timeout_seq == x->timeout_seq))
-                        shared = !strcmp(y->timeout_op, odd->timeout_op);
+                        shared = !strcmp(y->timeout_op, odd->timeout_op) &&
+                                 y->timeout_numel == odd->timeout_numel;
                 }
                 if (shared)
                     jm->desync_rank = x->rank;
             }
             if (pass == 0)
                 snprintf(jm->desync_why, sizeof jm->desync_why,
-                         "at SeqNum %lld rank %d runs %s while rank %d runs %s", x->timeout_seq,
-                         x->rank, x->timeout_op, odd->rank, odd->timeout_op);
+                         "at SeqNum %lld rank %d runs %s of %lld elements while rank %d runs %s "
+                         "of %lld", x->timeout_seq, x->rank, x->timeout_op, x->timeout_numel,
+                         odd->rank, odd->timeout_op, odd->timeout_numel);
             else
                 snprintf(jm->desync_why, sizeof jm->desync_why,
                          "rank %d timed out in %s while rank %d timed out in %s", x->rank,
@@ -153,7 +158,8 @@ static const dx_signal extractors[] = {
     /* PyTorch ProcessGroupNCCL: SeqNum since 1.11, OpType alone before */
     [JX_WATCHDOG] = {"job-watchdog-timeout", DX_ROLE_NOISE, 0,
                      "\\[Rank (?<rank>\\d+)\\] Watchdog caught collective operation timeout: "
-                     "Work\\w*\\((?:SeqNum=(?<seq>\\d+), )?OpType=(?<op>\\w+)",
+                     "Work\\w*\\((?:SeqNum=(?<seq>\\d+), )?OpType=(?<op>\\w+)"
+                     "(?:, NumelIn=(?<numel>\\d+))?",
                      "torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp", 0},
     /* 2.4-2.5 "last enqueued NCCL work: E, last completed NCCL work: C"; 2.6+ "last enqueued
      * work: E, last completed work: C" */
@@ -253,6 +259,7 @@ int dx_job_hit(dx_job_model *jm, size_t i, struct dx_scan *s, int rank, const ch
         if (!x->timed_out) {
             x->timed_out = 1;
             x->timeout_seq = cap_ll(s, "seq", -1);
+            x->timeout_numel = cap_ll(s, "numel", -1);
             dx_str op;
             if (dx_scan_capture(s, "op", &op)) {
                 size_t n = op.n < sizeof x->timeout_op - 1 ? op.n : sizeof x->timeout_op - 1;

@@ -21,6 +21,7 @@ typedef struct dx_rank {
     dx_time last_time;
     int timed_out;            /* printed a watchdog timeout */
     long long timeout_seq;    /* its SeqNum, -1 unknown */
+    long long timeout_numel;  /* its NumelIn, -1 unknown */
     char timeout_op[24];      /* its OpType */
     long long last_completed; /* "last completed NCCL work", -1 unknown */
     int has_last_completed;

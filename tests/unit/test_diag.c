@@ -251,6 +251,25 @@ static void test_desync_from_watchdog(void **state)
     dx_buf_fini(&b);
 }
 
+static void test_desync_by_size(void **state)
+{
+    (void)state;
+    /* same SeqNum and operation, different sizes: rank 1 gathers something else */
+    dx_buf b = {0};
+    for (int r = 0; r < 3; r++)
+        dx_buf_addf(&b, "[rank%d]:[E501 12:00:00.1 ProcessGroupNCCL.cpp:1] [Rank %d] Watchdog "
+                    "caught collective operation timeout: WorkNCCL(SeqNum=2109, "
+                    "OpType=_ALLGATHER_BASE, NumelIn=%s, NumelOut=1, Timeout(ms)=600000) ran "
+                    "for 600001 milliseconds before timing out.\n", r, r,
+                    r == 1 ? "40960" : "262711296");
+    const char *const in[] = {"console.log", dx_buf_cstr(&b)};
+    ddx_report *rep = run(0, 1, in);
+    assert_int_equal(rep->job.desync_rank, 1);
+    assert_non_null(strstr(dx_facts_get(&rep->facts, "job.desync")->value, "40960"));
+    ddx_report_free(rep);
+    dx_buf_fini(&b);
+}
+
 static void test_desync_old_format_odd_first(void **state)
 {
     (void)state;
@@ -435,6 +454,7 @@ int main(void)
         cmocka_unit_test(test_victim_timeout_never_outranks_root),
         cmocka_unit_test(test_desync_from_watchdog),
         cmocka_unit_test(test_desync_old_format_odd_first),
+        cmocka_unit_test(test_desync_by_size),
         cmocka_unit_test(test_torchelastic_table),
         cmocka_unit_test(test_fact_extractors),
         cmocka_unit_test(test_straggler_from_step_times),
