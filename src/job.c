@@ -363,8 +363,8 @@ static void robust(dx_rank *x, int kind)
 {
     size_t n = x->nstep[kind] < DX_ARRAY_LEN(x->step[kind]) ? x->nstep[kind]
                                                              : DX_ARRAY_LEN(x->step[kind]);
-    if (n < 3)
-        return;
+    if (n < 5)
+        return; /* too few steps to tell a straggler from warm-up noise */
     float v[DX_ARRAY_LEN(x->step[0])];
     memcpy(v, x->step[kind], n * sizeof *v);
     double med = median_of(v, n);
@@ -375,7 +375,7 @@ static void robust(dx_rank *x, int kind)
 }
 
 /* A rank is slow when its median step takes 1/0.75 of the fastest rank's or more (its speed
- * relative to the fastest is below 0.75); when steps are synchronised (DDP makes every rank's
+ * relative to the fastest is below 0.75) and at least 50 ms longer, over at least 5 steps; when steps are synchronised (DDP makes every rank's
  * step as slow as the slowest), the time a rank spends waiting for data tells instead: a rank
  * whose median data wait exceeds the fastest's by a quarter of its step and 50 ms. */
 void dx_job_finish(dx_job_model *jm)
@@ -389,7 +389,7 @@ void dx_job_finish(dx_job_model *jm)
             continue;
         for (int k = 0; k < 2; k++) {
             robust(x, k);
-            if (x->step_median[k] > 0 || (k == 1 && x->nstep[k] >= 3)) {
+            if (x->step_median[k] > 0 || (k == 1 && x->nstep[k] >= 5)) {
                 if (!with[k] || x->step_median[k] < fastest[k])
                     fastest[k] = x->step_median[k];
                 with[k]++;
@@ -404,7 +404,8 @@ void dx_job_finish(dx_job_model *jm)
         x->rel_speed = 1.0;
         if (with[0] >= 2 && x->step_median[0] > 0) {
             x->rel_speed = fastest[0] / x->step_median[0];
-            if (x->rel_speed < 0.75) {
+            /* and slower by a margin that is not timer noise on millisecond steps */
+            if (x->rel_speed < 0.75 && x->step_median[0] - fastest[0] >= 0.05) {
                 x->slow = 1;
                 if (x->rel_speed < worst) {
                     worst = x->rel_speed;
@@ -417,7 +418,7 @@ void dx_job_finish(dx_job_model *jm)
                 }
             }
         }
-        if (with[1] >= 2 && x->nstep[1] >= 3 && jm->straggler < 0) {
+        if (with[1] >= 2 && x->nstep[1] >= 5 && jm->straggler < 0) {
             double extra = x->step_median[1] - fastest[1];
             double step = x->step_median[0] > 0 ? x->step_median[0] : x->step_median[1];
             if (extra > 0.05 && extra > 0.25 * step) {

@@ -459,9 +459,9 @@ int ddx_report_write_text(const ddx_report *rep, int flags, FILE *out, ddx_error
                 fprintf(out, "  last completed %lld", x->last_completed);
             if (x->step_median[0] > 0)
                 fprintf(out, "  step %.3fs", x->step_median[0]);
-            if (x->nstep[1] >= 3)
+            if (x->nstep[1] >= 5)
                 fprintf(out, "  data wait %.3fs", x->step_median[1]);
-            if (x->slow && rep->job.straggler_kind == 1 && x->nstep[1] >= 3)
+            if (x->slow && rep->job.straggler_kind == 1 && x->nstep[1] >= 5)
                 fprintf(out, "  (waits for data %.0f%% of its step)", 100 * (1 - x->rel_speed));
             else if (x->slow)
                 fprintf(out, "  (%.0f%% of the fastest rank's speed)", 100 * x->rel_speed);
