@@ -173,6 +173,7 @@ typedef struct scan_state {
     ddx_error *err;
     int year;          /* the year of the first full date seen: fills glog times */
     int rc;
+    long rescan;       /* >= 0: the input index of a config whose lines are being scanned */
 } scan_state;
 
 static int add_warning(ddx_report *rep, const char *msg)
@@ -296,7 +297,7 @@ static int parse_int(dx_str s)
 }
 
 static int scan_log(scan_state *st, const dx_member *m, dx_reader *r, dx_input_info *info,
-                    uint32_t input_index)
+                    uint32_t input_index, int as_log)
 {
     const ddx_kb *kb = st->kb;
     int is_local = 0;
@@ -339,7 +340,7 @@ static int scan_log(scan_state *st, const dx_member *m, dx_reader *r, dx_input_i
                 add_rank(&info->ranks, &info->nranks, &info->capranks, rank, 4096))
                 return DDX_ENOMEM;
             last_rank = rank;
-            if (info->kind == DX_KIND_LOG && (rc = dx_job_line(&st->rep->job, rank, &a)))
+            if (as_log && (rc = dx_job_line(&st->rep->job, rank, &a)))
                 return rc;
             for (; ci < ncands && cands[ci].line == off; ci++) {
                 uint32_t sig = cands[ci].sig;
@@ -351,8 +352,8 @@ static int scan_log(scan_state *st, const dx_member *m, dx_reader *r, dx_input_i
                         return rc;
                     continue;
                 }
-                if (info->kind != DX_KIND_LOG)
-                    continue; /* env dumps and configs give facts, not failures */
+                if (!as_log)
+                    continue; /* env dumps give facts, not failures */
                 if (kb->sig_ref[sig] == DX_SIG_JOB) {
                     if ((rc = dx_job_hit(&st->rep->job, kb->sig_idx[sig], st->scan, rank,
                                          m->path, lineno, line + a.body, len - a.body,
@@ -387,7 +388,8 @@ static int scan_log(scan_state *st, const dx_member *m, dx_reader *r, dx_input_i
         }
         info->lines = lineno - 1;
     }
-    info->bytes = dx_reader_bytes(r);
+    if (!info->bytes)
+        info->bytes = dx_reader_bytes(r);
     return rc;
 }
 
@@ -397,6 +399,12 @@ static int on_member(void *ud, const dx_member *m, dx_reader *r)
     ddx_report *rep = st->rep;
     const char *head;
     size_t nhead;
+    if (st->rescan >= 0) {
+        /* the lines of a config file: people paste an error under the YAML they used */
+        ddx_error e = {0};
+        st->err = &e;
+        return scan_log(st, m, r, &rep->inputs[st->rescan], (uint32_t)st->rescan, 1);
+    }
     dx_reader_peek(r, &head, &nhead);
     dx_kind kind = dx_input_classify(m->name ? m->name : m->path, head, nhead);
     if (dx_grow((void **)&rep->inputs, &rep->capinputs, rep->ninputs + 1, sizeof(dx_input_info)))
@@ -418,11 +426,16 @@ static int on_member(void *ud, const dx_member *m, dx_reader *r)
             for (size_t i = 0; i < len; i++)
                 info->lines += text[i] == '\n';
             rc = dx_facts_from_config(&rep->facts, m->path, text, len);
+            if (rc == DDX_OK) {
+                st->rescan = (long)idx;
+                rc = dx_input_walk_buffer(m->path, text, len, on_member, on_warn, st, &e);
+                st->rescan = -1;
+            }
         }
         dx_free(text);
     } else if (kind == DX_KIND_LOG || kind == DX_KIND_ENV) {
         st->err = &e;
-        rc = scan_log(st, m, r, info, idx);
+        rc = scan_log(st, m, r, info, idx, kind == DX_KIND_LOG);
     } else {
         info->bytes = m->size_hint;
         if (kind == DX_KIND_BINARY) {
@@ -1011,6 +1024,7 @@ int ddx_job_diagnose(ddx_job *job, int flags, ddx_report **out, ddx_error *err)
         goto fail;
     st.rep = rep;
     st.kb = kb;
+    st.rescan = -1;
     for (size_t i = 0; i < job->n; i++) {
         job_input *in = &job->in[i];
         ddx_error e = {0};

@@ -331,7 +331,7 @@ static const extractor extractors[] = {
     /* Hugging Face TrainingArguments printed in logs */
     ROW("ta-unused", "ddp_find_unused_parameters=(?<v>True|False|None)", "ddp.find_unused_parameters"),
     ROW("ta-gc", "(?:^|[ ,(])gradient_checkpointing=(?<v>True|False)", "trainer.gradient_checkpointing"),
-    ROW("ta-timeout", "ddp_timeout=(?<v>\\d+)", "trainer.ddp_timeout_s"),
+    ROW("ta-timeout", "(?:--)?ddp_timeout(?:=|: | )(?<v>\\d+)", "trainer.ddp_timeout_s"),
     ROW("ta-deepspeed", "(?:^|[ ,(])deepspeed=(?<v>[^=,)\\s][^,)\\s]*)", "trainer.deepspeed"),
     /* frameworks present in tracebacks */
     HAS("tb-deepspeed", "site-packages/deepspeed/", "deepspeed.in_traceback"),
