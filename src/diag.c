@@ -817,7 +817,8 @@ static int score_all(ddx_report *rep)
     }
     for (size_t i = 0; i < rep->nf; i++) {
         dx_finding *f = &rep->f[i];
-        qsort(f->evid, f->nevid, sizeof(dx_evid), cmp_evid);
+        if (f->nevid > 1)
+            qsort(f->evid, f->nevid, sizeof(dx_evid), cmp_evid);
         if ((rc = pick_variant(rep, fsig[i], f)) || (rc = resolve_checks(rep, f)))
             goto done;
     }
