@@ -5,7 +5,7 @@ The bulk is healthy training chatter (tqdm bars, Hugging Face Trainer loss dicts
 init lines, Python logging, DeepSpeed log_dist lines), each line carrying a torchrun
 "[rankN]:" prefix. Into it go, rarely, blocks of *real* failure lines taken from the
 repository's example logs (references/examples/**/*.log) and the labelled corpus
-(/work/shared/corpus/*/log.txt): tracebacks, NCCL watchdog lines, OOM lines, ChildFailedError
+(../shared/corpus/*/log.txt beside the repository): tracebacks, NCCL watchdog lines, OOM lines, ChildFailedError
 tables. A few hundred such lines in all, most near the end of the log as in a real failed job.
 
 Some lines are long (a few KB: config dumps, tqdm "\\r" redraws), a few are very long
@@ -16,7 +16,7 @@ Python 3 standard library only. Same arguments + same seed -> byte-identical out
 Usage:
   gen.py --size-mb 100 --out /tmp/ddx-bench/job.log
         [--ranks 16] [--seed 1] [--per-rank-dir DIR] [--gz] [--zst]
-        [--failure-lines 300] [--very-long N] [--repo /work/main] [--corpus /work/shared/corpus]
+        [--failure-lines 300] [--very-long N] [--repo REPO] [--corpus CORPUS]
 """
 import argparse
 import glob
@@ -236,7 +236,7 @@ def main():
     ap.add_argument("--very-long", type=int, default=-1, help="number of 1 MB lines (default: 2 + size/256 MB)")
     here = os.path.dirname(os.path.abspath(__file__))
     ap.add_argument("--repo", default=os.path.dirname(here))
-    ap.add_argument("--corpus", default="/work/shared/corpus")
+    ap.add_argument("--corpus", default=os.path.join(os.path.dirname(os.path.dirname(here)), "shared", "corpus"))
     a = ap.parse_args()
 
     target = int(a.size_mb * 1000000)
