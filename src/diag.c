@@ -864,6 +864,14 @@ static int find_culprit(ddx_report *rep)
 {
     dx_job_model *jm = &rep->job;
     int root = -1, wd = -1, table = jm->rc_rank, blamed = -1, exc = -1;
+    /* torchelastic picks its "first observed failure" by whole-second error-file times, and a
+     * worker killed by SIGKILL has no error file: when another entry of the table was killed
+     * while the named root cause only exited with an error, the killed rank is the better
+     * reading (its peers fail because it vanished) */
+    int table_killed = jm->killed_rank >= 0 && jm->killed_rank != table &&
+                       !(jm->rc_has_exitcode && jm->rc_exitcode < 0);
+    if (table_killed)
+        table = jm->killed_rank;
     int rc;
     rep->culprit = -1;
     const dx_finding *top = rep->nkept ? &rep->f[0] : NULL;
@@ -963,7 +971,13 @@ static int find_culprit(ddx_report *rep)
         (rc = add_culprit_signal(rep, "rank %d raised its own exception (%s) while the others "
                                  "only saw it fail", exc, jm->by_rank[exc]->first_exception)))
         return rc;
-    if (table >= 0) {
+    if (table >= 0 && table_killed) {
+        if ((rc = add_culprit_signal(rep, "torchelastic: rank %d was killed by SIGKILL (exit code "
+                                     "-9); the table's 'first observed failure', rank %d, only "
+                                     "exited with an error, likely after losing its peer", table,
+                                     jm->rc_rank)))
+            return rc;
+    } else if (table >= 0) {
         if (jm->rc_has_exitcode && jm->rc_exitcode < 0)
             rc = add_culprit_signal(rep, "torchelastic root cause: rank %d, exit code %d (killed "
                                     "by signal %d, so its time is when the agent noticed; %s)",

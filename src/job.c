@@ -16,6 +16,8 @@ void dx_job_model_init(dx_job_model *jm)
     jm->rc_rank = -1;
     jm->straggler = -1;
     jm->desync_rank = -1;
+    jm->table_rank = -1;
+    jm->killed_rank = -1;
 }
 
 /* A desync: ranks that timed out at the same collective sequence number in different operations
@@ -281,6 +283,7 @@ int dx_job_hit(dx_job_model *jm, size_t i, struct dx_scan *s, int rank, const ch
         jm->rc_lines_left = 8;
         return DDX_OK;
     case JX_TABLE_RANK:
+        jm->table_rank = (int)cap_ll(s, "rank", -1);
         if (jm->rc_lines_left > 0 && jm->rc_rank < 0) {
             jm->rc_rank = (int)cap_ll(s, "rank", -1);
             char buf[512];
@@ -290,6 +293,8 @@ int dx_job_hit(dx_job_model *jm, size_t i, struct dx_scan *s, int rank, const ch
         }
         return DDX_OK;
     case JX_TABLE_EXITCODE:
+        if (cap_ll(s, "code", 0) == -9 && jm->table_rank >= 0 && jm->killed_rank < 0)
+            jm->killed_rank = jm->table_rank;
         if (jm->rc_lines_left > 0 && !jm->rc_has_exitcode) {
             jm->rc_exitcode = (int)cap_ll(s, "code", 0);
             jm->rc_has_exitcode = 1;

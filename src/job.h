@@ -46,6 +46,8 @@ typedef struct dx_job_model {
     int rc_exitcode;
     int rc_has_exitcode;
     char *rc_where;           /* "path:line" of its rank line */
+    int table_rank;           /* the rank of the table entry being read, -1 none */
+    int killed_rank;          /* a table entry killed by SIGKILL (exit code -9), -1 none */
     int desync_rank;          /* the rank alone in a different collective at one SeqNum, -1 */
     char desync_why[256];     /* "" when no desync was seen */
     int straggler;            /* the slowest flagged rank, -1 none */

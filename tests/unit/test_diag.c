@@ -419,6 +419,32 @@ static void test_straggler_from_step_times(void **state)
     dx_buf_fini(&even);
 }
 
+static void test_torchelastic_killed_rank_over_named_victim(void **state)
+{
+    (void)state;
+    /* the 1.13 table names rank 0 (an error file, same second) although rank 1 was killed */
+    const char *const in[] = {
+        "console.log",
+        "Failures:\n"
+        "[1]:\n"
+        "  time      : 2026-11-30_05:54:58\n"
+        "  rank      : 1 (local_rank: 1)\n"
+        "  exitcode  : -9 (pid: 18673)\n"
+        "  traceback : Signal 9 (SIGKILL) received by PID 18673\n"
+        "Root Cause (first observed failure):\n"
+        "[0]:\n"
+        "  time      : 2026-11-30_05:54:58\n"
+        "  rank      : 0 (local_rank: 0)\n"
+        "  exitcode  : 1 (pid: 18672)\n"
+        "Timed out waiting for peers\n",
+    };
+    ddx_report *rep = run(0, 1, in);
+    assert_int_equal(rep->job.rc_rank, 0);
+    assert_int_equal(rep->job.killed_rank, 1);
+    assert_int_equal(ddx_report_culprit_rank(rep), 1);
+    ddx_report_free(rep);
+}
+
 static void test_allocation_failures(void **state)
 {
     (void)state;
@@ -458,6 +484,7 @@ int main(void)
         cmocka_unit_test(test_torchelastic_table),
         cmocka_unit_test(test_fact_extractors),
         cmocka_unit_test(test_straggler_from_step_times),
+        cmocka_unit_test(test_torchelastic_killed_rank_over_named_victim),
         cmocka_unit_test(test_allocation_failures),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
