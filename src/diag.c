@@ -893,9 +893,12 @@ static int find_culprit(ddx_report *rep)
             if (k < nc)
                 votes[k]++;
         }
+        int best = 0;
         for (size_t k = 0; k < nc; k++)
-            if (blamed < 0 || votes[k] > votes[0])
+            if (votes[k] > best) {
+                best = votes[k];
                 blamed = cand[k];
+            }
     }
     /* the lines of a victim reference come from the ranks that waited: the culprit is the rank
      * that raised its own exception first without printing them */
