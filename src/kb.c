@@ -59,6 +59,25 @@ void ddx_kb_close(ddx_kb *kb)
     dx_free(kb);
 }
 
+int dx_kb_merge(ddx_kb *kb, int with_builtin, ddx_error *err)
+{
+    const dx_builtin *b = dx_builtin_get();
+    size_t nb = with_builtin ? b->nrefs : 0;
+    kb->refs = dx_calloc(nb + kb->user.n + 1, sizeof(dx_ref *));
+    if (!kb->refs)
+        return dx_err(err, DDX_ENOMEM, "out of memory");
+    for (size_t i = 0; i < nb; i++) {
+        int replaced = 0;
+        for (size_t j = 0; j < kb->user.n; j++)
+            replaced |= !strcmp(kb->user.refs[j].id, b->refs[i].id);
+        if (!replaced)
+            kb->refs[kb->nrefs++] = &b->refs[i];
+    }
+    for (size_t j = 0; j < kb->user.n; j++)
+        kb->refs[kb->nrefs++] = &kb->user.refs[j];
+    return DDX_OK;
+}
+
 static int open_common(ddx_kb **out, const char *dir, int with_builtin, ddx_error *err)
 {
     const dx_builtin *b = dx_builtin_get();
@@ -83,21 +102,8 @@ static int open_common(ddx_kb **out, const char *dir, int with_builtin, ddx_erro
             goto fail;
         }
     }
-    size_t nb = with_builtin ? b->nrefs : 0;
-    kb->refs = dx_calloc(nb + kb->user.n + 1, sizeof(dx_ref *));
-    if (!kb->refs) {
-        rc = dx_err(err, DDX_ENOMEM, "out of memory");
+    if ((rc = dx_kb_merge(kb, with_builtin, err)))
         goto fail;
-    }
-    for (size_t i = 0; i < nb; i++) {
-        int replaced = 0;
-        for (size_t j = 0; j < kb->user.n; j++)
-            replaced |= !strcmp(kb->user.refs[j].id, b->refs[i].id);
-        if (!replaced)
-            kb->refs[kb->nrefs++] = &b->refs[i];
-    }
-    for (size_t j = 0; j < kb->user.n; j++)
-        kb->refs[kb->nrefs++] = &kb->user.refs[j];
     int pristine = with_builtin && kb->user.n == 0;
     rc = dx_kb_build(kb, pristine ? b->hsdb : NULL, pristine ? b->hsdb_len : 0, err);
     if (rc)

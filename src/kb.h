@@ -159,6 +159,10 @@ struct ddx_kb {
 #define DX_SIG_JOB (UINT32_MAX - 1)   /* sig_ref of a job extractor (job.c) */
 #define DX_SIG_IS_REF(x) ((x) < DX_SIG_JOB)
 
+/* Fills kb->refs with the built-in references (when with_builtin) and kb->user's, a user
+ * reference replacing a built-in one with the same id. */
+DX_HIDDEN int dx_kb_merge(ddx_kb *kb, int with_builtin, ddx_error *err);
+
 /* Builds an opened knowledge base over refs (borrowed; kb->user may own them). */
 DX_HIDDEN int dx_kb_build(ddx_kb *kb, const unsigned char *hsdb, size_t hsdb_len,
                           ddx_error *err);

@@ -79,22 +79,10 @@ int dx_lint_dir(const char *dir, int with_builtin, ddx_kb **out, dx_buf *problem
     int bad = rc == DDX_EFORMAT;
     stats->refs = kb->user.n;
     /* the references that parsed, together with the built-in ones they may replace */
-    const dx_builtin *b = dx_builtin_get();
-    size_t nb = with_builtin ? b->nrefs : 0;
-    kb->refs = dx_calloc(nb + kb->user.n + 1, sizeof(dx_ref *));
-    if (!kb->refs) {
+    if ((rc = dx_kb_merge(kb, with_builtin, err))) {
         ddx_kb_close(kb);
-        return dx_err(err, DDX_ENOMEM, "out of memory");
+        return rc;
     }
-    for (size_t i = 0; i < nb; i++) {
-        int replaced = 0;
-        for (size_t j = 0; j < kb->user.n; j++)
-            replaced |= !strcmp(kb->user.refs[j].id, b->refs[i].id);
-        if (!replaced)
-            kb->refs[kb->nrefs++] = &b->refs[i];
-    }
-    for (size_t j = 0; j < kb->user.n; j++)
-        kb->refs[kb->nrefs++] = &kb->user.refs[j];
     if (dx_kb_lint(kb, dir, 1, problems))
         bad = 1;
     /* go on as far as possible, so one run lists every problem (and a draft build still gets
