@@ -1,6 +1,7 @@
 # Makefile -- the two commands of the README, and a few helpers around CMake.
 #   make demo   install missing Debian packages, build, diagnose the bundled example job
 #   make test   install missing Debian packages, build, run every test (plain and ASan+UBSan)
+MAKEFLAGS += --no-print-directory
 BUILD ?= build
 ASAN_BUILD ?= build-asan
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
