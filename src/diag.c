@@ -960,6 +960,11 @@ static int find_culprit(ddx_report *rep)
     if (slow >= 0 && (rc = add_culprit_signal(rep, "step times: %s", jm->straggler_why)))
         return rc;
     int desync = jm->desync_rank;
+    int stack = jm->stack_rank;
+    if (stack >= 0 &&
+        (rc = add_culprit_signal(rep, "stack dumps: every dumped rank waits in a collective "
+                                 "except rank %d, in %s", stack, jm->by_rank[stack]->waits_in)))
+        return rc;
     if (desync >= 0 && (rc = add_culprit_signal(rep, "collective desync: %s", jm->desync_why)))
         return rc;
     if (blamed >= 0 && (rc = add_culprit_signal(rep, "named in the log: the %s lines blame "
@@ -993,14 +998,15 @@ static int find_culprit(ddx_report *rep)
             return rc;
     }
     int pick = slow >= 0 ? slow : blamed >= 0 ? blamed : desync >= 0 ? desync : root >= 0 ? root
-               : wd >= 0 ? wd : exc >= 0 ? exc : table;
+               : stack >= 0 ? stack : wd >= 0 ? wd : exc >= 0 ? exc : table;
     if (pick < 0)
         return DDX_OK;
     /* a launcher table alone is used only when some finding is reported */
-    if (slow < 0 && blamed < 0 && desync < 0 && root < 0 && wd < 0 && exc < 0 && !rep->nkept)
+    if (slow < 0 && blamed < 0 && desync < 0 && root < 0 && stack < 0 && wd < 0 && exc < 0 &&
+        !rep->nkept)
         return DDX_OK;
     rep->culprit = pick;
-    int all[] = {slow, blamed, desync, root, wd, exc, table};
+    int all[] = {slow, blamed, desync, root, stack, wd, exc, table};
     int agree = 1;
     for (size_t i = 0; i < DX_ARRAY_LEN(all); i++)
         agree &= all[i] < 0 || all[i] == pick;
@@ -1009,6 +1015,7 @@ static int find_culprit(ddx_report *rep)
              slow >= 0     ? "its steps are the slowest"
              : blamed >= 0 ? "the log names this rank"
              : desync >= 0 ? "it is alone in a different collective"
+             : stack >= 0  ? "its stack is outside the collective the others wait in"
              : root >= 0 ? "the first root failure is on this rank"
              : wd >= 0   ? "the collective timeouts point at this rank"
              : exc >= 0  ? "this rank failed on its own while the others waited"

@@ -18,6 +18,7 @@ void dx_job_model_init(dx_job_model *jm)
     jm->desync_rank = -1;
     jm->table_rank = -1;
     jm->killed_rank = -1;
+    jm->stack_rank = -1;
 }
 
 /* A desync: ranks that timed out at the same collective sequence number in different operations
@@ -91,6 +92,7 @@ void dx_job_model_fini(dx_job_model *jm)
         if (jm->by_rank[i]) {
             dx_free(jm->by_rank[i]->first_error);
             dx_free(jm->by_rank[i]->first_exception);
+            dx_free(jm->by_rank[i]->waits_in);
             dx_free(jm->by_rank[i]);
         }
     dx_free(jm->by_rank);
@@ -153,7 +155,11 @@ enum {
     JX_DATA_TIME,
     JX_MEGATRON_ITER,
     JX_TQDM_SPEED,
-    JX_DS_SAMPLES
+    JX_DS_SAMPLES,
+    JX_PYSPY_THREAD,
+    JX_PYSPY_FRAME,
+    JX_FH_THREAD,
+    JX_FH_FRAME
 };
 
 static const dx_signal extractors[] = {
@@ -207,6 +213,21 @@ static const dx_signal extractors[] = {
     [JX_DS_SAMPLES] = {"job-ds-samples", DX_ROLE_NOISE, 0,
                        "SamplesPerSec=(?<sps>\\d+(?:\\.\\d+)?)", "deepspeed/utils/timer.py",
                        0},
+    /* py-spy dump: 'Thread 123 (active): "MainThread"' then '    fn (file.py:12)' */
+    [JX_PYSPY_THREAD] = {"job-pyspy-thread", DX_ROLE_NOISE, 0,
+                         "^Thread \\d+ \\((?:active|idle)[^)]*\\): \"MainThread\"",
+                         "py-spy dump output", 0},
+    [JX_PYSPY_FRAME] = {"job-pyspy-frame", DX_ROLE_NOISE, 0,
+                        "^ {4}(?<fn>[\\w.<>]+) \\((?<file>[^():]+):(?<line>\\d+)\\)",
+                        "py-spy dump output", 0},
+    /* faulthandler: 'Current thread 0x... (most recent call first):' then
+     * '  File "x.py", line 12 in fn' */
+    [JX_FH_THREAD] = {"job-faulthandler-thread", DX_ROLE_NOISE, 0,
+                      "^(?:Current thread|Thread) 0x[0-9a-f]+ \\(most recent call first\\):",
+                      "CPython faulthandler", 0},
+    [JX_FH_FRAME] = {"job-faulthandler-frame", DX_ROLE_NOISE, 0,
+                     "^ +File \"(?<file>[^\"]+)\", line (?<line>\\d+) in (?<fn>[\\w.<>]+)",
+                     "CPython faulthandler", 0},
 };
 
 size_t dx_job_extractor_count(void) { return DX_ARRAY_LEN(extractors); }
@@ -338,6 +359,34 @@ int dx_job_hit(dx_job_model *jm, size_t i, struct dx_scan *s, int rank, const ch
             add_step(jm, rank, 0, sec);
         return DDX_OK;
     }
+    case JX_PYSPY_THREAD:
+    case JX_FH_THREAD: {
+        dx_rank *x = dx_job_rank(jm, rank);
+        if (x && !x->waits_in)
+            x->stack_pending = 1;
+        return DDX_OK;
+    }
+    case JX_PYSPY_FRAME:
+    case JX_FH_FRAME: {
+        dx_rank *x = dx_job_rank(jm, rank);
+        if (!x || !x->stack_pending)
+            return DDX_OK;
+        x->stack_pending = 0;
+        dx_str fn, file, ln;
+        if (!dx_scan_capture(s, "fn", &fn) || !dx_scan_capture(s, "file", &file) ||
+            !dx_scan_capture(s, "line", &ln))
+            return DDX_OK;
+        /* keep the file's last two path components: enough to read, short to print */
+        const char *f = file.p + file.n;
+        int slashes = 0;
+        while (f > file.p && !(f[-1] == '/' && ++slashes == 3))
+            f--;
+        char buf[256];
+        snprintf(buf, sizeof buf, "%.*s (%.*s:%.*s)", (int)fn.n, fn.p,
+                 (int)(file.p + file.n - f), f, (int)ln.n, ln.p);
+        x->waits_in = dx_strdup(buf);
+        return x->waits_in ? DDX_OK : DDX_ENOMEM;
+    }
     case JX_DS_SAMPLES: {
         double sps = cap_double(s, "sps");
         if (sps > 0)
@@ -383,9 +432,45 @@ static void robust(dx_rank *x, int kind)
  * relative to the fastest is below 0.75) and at least 50 ms longer, over at least 5 steps; when steps are synchronised (DDP makes every rank's
  * step as slow as the slowest), the time a rank spends waiting for data tells instead: a rank
  * whose median data wait exceeds the fastest's by a quarter of its step and 50 ms. */
+/* Is this frame a collective or a wait on one? */
+static int in_collective(const char *frame)
+{
+    static const char *const names[] = {
+        "all_reduce", "all_gather", "broadcast", "barrier", "reduce_scatter", "all_to_all",
+        "_all_gather_base", "_reduce_scatter_base", "send (", "recv (", "wait (", "gather (",
+        "scatter (", "monitored_barrier", "synchronize"};
+    for (size_t i = 0; i < DX_ARRAY_LEN(names); i++)
+        if (strstr(frame, names[i]))
+            return 1;
+    return 0;
+}
+
+/* With stack dumps of several ranks: one rank outside any collective while the others all
+ * wait in one is the rank the others wait for. */
+static void find_stack_outlier(dx_job_model *jm)
+{
+    size_t dumped = 0, waiting = 0;
+    int outside = -1, noutside = 0;
+    for (size_t r = 0; r < jm->nby; r++) {
+        const dx_rank *x = jm->by_rank[r];
+        if (!x || !x->waits_in)
+            continue;
+        dumped++;
+        if (in_collective(x->waits_in))
+            waiting++;
+        else {
+            outside = x->rank;
+            noutside++;
+        }
+    }
+    if (dumped >= 2 && noutside == 1 && waiting == dumped - 1)
+        jm->stack_rank = outside;
+}
+
 void dx_job_finish(dx_job_model *jm)
 {
     find_desync(jm);
+    find_stack_outlier(jm);
     size_t with[2] = {0, 0};
     double fastest[2] = {0, 0};
     for (size_t r = 0; r < jm->nby; r++) {

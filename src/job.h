@@ -34,6 +34,9 @@ typedef struct dx_rank {
     double step_median[2];    /* computed by dx_job_finish; 0 when too few samples */
     double step_mad[2];
     double rel_speed;         /* fastest rank's median step / this rank's (1 = fastest) */
+    char *waits_in;           /* innermost frame of the main thread in a py-spy or faulthandler
+                                 dump: "all_reduce (torch/distributed/distributed_c10d.py:2050)" */
+    int stack_pending;        /* the next frame line is the innermost of the main thread */
     int slow;                 /* flagged as a straggler */
 } dx_rank;
 
@@ -50,6 +53,8 @@ typedef struct dx_job_model {
     int killed_rank;          /* a table entry killed by SIGKILL (exit code -9), -1 none */
     int desync_rank;          /* the rank alone in a different collective at one SeqNum, -1 */
     char desync_why[256];     /* "" when no desync was seen */
+    int stack_rank;           /* a rank whose stack is outside any collective while the other
+                                 dumped ranks wait in one, -1 none */
     int straggler;            /* the slowest flagged rank, -1 none */
     int straggler_kind;       /* 0 step time, 1 data wait */
     char straggler_why[256];

@@ -214,6 +214,7 @@ int ddx_report_write_json(const ddx_report *rep, FILE *out, ddx_error *err)
         } else
             json_object_set_new(o, "last_seen", json_null());
         json_object_set_new(o, "first_error", jstr(x->first_error));
+        json_object_set_new(o, "waits_in", jstr(x->waits_in));
         json_object_set_new(o, "timeout_seq",
                             x->timeout_seq >= 0 ? json_integer(x->timeout_seq) : json_null());
         json_object_set_new(o, "timeout_op", x->timeout_op[0] ? json_string(x->timeout_op)
@@ -465,6 +466,8 @@ int ddx_report_write_text(const ddx_report *rep, int flags, FILE *out, ddx_error
                 fprintf(out, "  (waits for data %.0f%% of its step)", 100 * (1 - x->rel_speed));
             else if (x->slow)
                 fprintf(out, "  (%.0f%% of the fastest rank's speed)", 100 * x->rel_speed);
+            if (x->waits_in)
+                fprintf(out, "  waits in %s", x->waits_in);
             if (x->first_error)
                 fprintf(out, "  %.100s", x->first_error);
             fputc('\n', out);

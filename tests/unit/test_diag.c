@@ -445,6 +445,36 @@ static void test_torchelastic_killed_rank_over_named_victim(void **state)
     ddx_report_free(rep);
 }
 
+static void test_stack_dumps(void **state)
+{
+    (void)state;
+    /* py-spy dumps of ranks 0 and 1 (in all_reduce) and a faulthandler dump of rank 2, which is
+     * still loading data: rank 2 is the one the others wait for */
+    const char *const in[] = {
+        "rank0.txt",
+        "Process 101: python train.py\n"
+        "Python v3.10.12 (/usr/bin/python3.10)\n\n"
+        "Thread 101 (active): \"MainThread\"\n"
+        "    all_reduce (torch/distributed/distributed_c10d.py:2050)\n"
+        "    train_step (train.py:88)\n",
+        "rank1.txt",
+        "Thread 102 (idle): \"MainThread\"\n"
+        "    all_reduce (torch/distributed/distributed_c10d.py:2050)\n"
+        "    train_step (train.py:88)\n",
+        "rank2.txt",
+        "Current thread 0x00007f0a1b2c3d40 (most recent call first):\n"
+        "  File \"/data/loader.py\", line 41 in __getitem__\n"
+        "  File \"train.py\", line 80 in train_step\n",
+    };
+    ddx_report *rep = run(0, 3, in);
+    assert_non_null(rep->job.by_rank[0]->waits_in);
+    assert_string_equal(rep->job.by_rank[0]->waits_in,
+                        "all_reduce (torch/distributed/distributed_c10d.py:2050)");
+    assert_string_equal(rep->job.by_rank[2]->waits_in, "__getitem__ (/data/loader.py:41)");
+    assert_int_equal(rep->job.stack_rank, 2);
+    ddx_report_free(rep);
+}
+
 static void test_allocation_failures(void **state)
 {
     (void)state;
@@ -485,6 +515,7 @@ int main(void)
         cmocka_unit_test(test_fact_extractors),
         cmocka_unit_test(test_straggler_from_step_times),
         cmocka_unit_test(test_torchelastic_killed_rank_over_named_victim),
+        cmocka_unit_test(test_stack_dumps),
         cmocka_unit_test(test_allocation_failures),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
