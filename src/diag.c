@@ -961,6 +961,9 @@ static int find_culprit(ddx_report *rep)
         return rc;
     int desync = jm->desync_rank;
     int stack = jm->stack_rank;
+    int stopped = jm->stopped_rank;
+    if (stopped >= 0 && (rc = add_culprit_signal(rep, "output: %s", jm->stopped_why)))
+        return rc;
     if (stack >= 0 &&
         (rc = add_culprit_signal(rep, "stack dumps: every dumped rank waits in a collective "
                                  "except rank %d, in %s", stack, jm->by_rank[stack]->waits_in)))
@@ -998,15 +1001,19 @@ static int find_culprit(ddx_report *rep)
             return rc;
     }
     int pick = slow >= 0 ? slow : blamed >= 0 ? blamed : desync >= 0 ? desync : root >= 0 ? root
-               : stack >= 0 ? stack : wd >= 0 ? wd : exc >= 0 ? exc : table;
+               : stack >= 0 ? stack : wd >= 0 ? wd : stopped >= 0 ? stopped : exc >= 0 ? exc
+               : table;
     if (pick < 0)
         return DDX_OK;
     /* a launcher table alone is used only when some finding is reported */
     if (slow < 0 && blamed < 0 && desync < 0 && root < 0 && stack < 0 && wd < 0 && exc < 0 &&
         !rep->nkept)
         return DDX_OK;
+    /* output that stops early alone is not enough to blame a rank when nothing failed */
+    if (pick == stopped && !rep->nkept)
+        return DDX_OK;
     rep->culprit = pick;
-    int all[] = {slow, blamed, desync, root, stack, wd, exc, table};
+    int all[] = {slow, blamed, desync, root, stack, wd, stopped, exc, table};
     int agree = 1;
     for (size_t i = 0; i < DX_ARRAY_LEN(all); i++)
         agree &= all[i] < 0 || all[i] == pick;
@@ -1018,6 +1025,7 @@ static int find_culprit(ddx_report *rep)
              : stack >= 0  ? "its stack is outside the collective the others wait in"
              : root >= 0 ? "the first root failure is on this rank"
              : wd >= 0   ? "the collective timeouts point at this rank"
+             : stopped >= 0 ? "its output stops long before the others'"
              : exc >= 0  ? "this rank failed on its own while the others waited"
                          : "torchelastic names it as the first failure",
              agree ? "; the other signals agree or are silent"

@@ -19,6 +19,7 @@ void dx_job_model_init(dx_job_model *jm)
     jm->table_rank = -1;
     jm->killed_rank = -1;
     jm->stack_rank = -1;
+    jm->stopped_rank = -1;
 }
 
 /* A desync: ranks that timed out at the same collective sequence number in different operations
@@ -467,10 +468,42 @@ static void find_stack_outlier(dx_job_model *jm)
         jm->stack_rank = outside;
 }
 
+/* Per-rank output that stops early: one rank's last timestamped line at least two minutes
+ * before every other rank's last line, while they went on (a hang or a dead rank starts there). */
+static void find_stopped(dx_job_model *jm)
+{
+    int64_t first = INT64_MAX, second = INT64_MAX;
+    int who = -1;
+    size_t with = 0;
+    for (size_t r = 0; r < jm->nby; r++) {
+        const dx_rank *x = jm->by_rank[r];
+        if (!x || !x->has_time)
+            continue;
+        with++;
+        int64_t t = dx_time_key(&x->last_time, NULL);
+        if (t < first) {
+            second = first;
+            first = t;
+            who = x->rank;
+        } else if (t < second)
+            second = t;
+    }
+    if (with < 2 || who < 0 || second == INT64_MAX || second - first < 120 * INT64_C(1000000))
+        return;
+    jm->stopped_rank = who;
+    jm->by_rank[who]->stopped = 1;
+    char t[64];
+    dx_time_format(&jm->by_rank[who]->last_time, t, sizeof t);
+    snprintf(jm->stopped_why, sizeof jm->stopped_why,
+             "rank %d's output stops at %s, %lld s before any other rank's", who, t,
+             (long long)((second - first) / 1000000));
+}
+
 void dx_job_finish(dx_job_model *jm)
 {
     find_desync(jm);
     find_stack_outlier(jm);
+    find_stopped(jm);
     size_t with[2] = {0, 0};
     double fastest[2] = {0, 0};
     for (size_t r = 0; r < jm->nby; r++) {

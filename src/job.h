@@ -38,6 +38,7 @@ typedef struct dx_rank {
                                  dump: "all_reduce (torch/distributed/distributed_c10d.py:2050)" */
     int stack_pending;        /* the next frame line is the innermost of the main thread */
     int slow;                 /* flagged as a straggler */
+    int stopped;              /* its output stopped long before the other ranks' */
 } dx_rank;
 
 typedef struct dx_job_model {
@@ -53,6 +54,8 @@ typedef struct dx_job_model {
     int killed_rank;          /* a table entry killed by SIGKILL (exit code -9), -1 none */
     int desync_rank;          /* the rank alone in a different collective at one SeqNum, -1 */
     char desync_why[256];     /* "" when no desync was seen */
+    int stopped_rank;         /* a rank whose output stops long before the others', -1 none */
+    char stopped_why[200];
     int stack_rank;           /* a rank whose stack is outside any collective while the other
                                  dumped ranks wait in one, -1 none */
     int straggler;            /* the slowest flagged rank, -1 none */

@@ -38,6 +38,8 @@ static const char *rank_state(const ddx_report *rep, const dx_rank *x)
         return "failed";
     if (x->slow)
         return "slow";
+    if (x->stopped)
+        return "silent";
     if (x->timed_out)
         return "timed out";
     for (size_t r = 0; r < rep->job.nby; r++)

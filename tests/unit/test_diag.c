@@ -445,6 +445,25 @@ static void test_torchelastic_killed_rank_over_named_victim(void **state)
     ddx_report_free(rep);
 }
 
+static void test_rank_output_stops_early(void **state)
+{
+    (void)state;
+    /* rank 1 prints nothing after 12:00:05 while ranks 0 and 2 go on until their timeouts */
+    const char *const in[] = {
+        "console.log",
+        "[rank0]: 2024-05-01 12:00:04,000 step 10\n"
+        "[rank1]: 2024-05-01 12:00:05,000 step 10\n"
+        "[rank2]: 2024-05-01 12:00:04,500 step 10\n"
+        "[rank0]: 2024-05-01 12:10:06,000 Timed out waiting for peers\n"
+        "[rank2]: 2024-05-01 12:10:06,000 Timed out waiting for peers\n",
+    };
+    ddx_report *rep = run(0, 1, in);
+    assert_int_equal(rep->job.stopped_rank, 1);
+    assert_true(rep->job.by_rank[1]->stopped);
+    assert_int_equal(ddx_report_culprit_rank(rep), 1);
+    ddx_report_free(rep);
+}
+
 static void test_stack_dumps(void **state)
 {
     (void)state;
@@ -515,6 +534,7 @@ int main(void)
         cmocka_unit_test(test_fact_extractors),
         cmocka_unit_test(test_straggler_from_step_times),
         cmocka_unit_test(test_torchelastic_killed_rank_over_named_victim),
+        cmocka_unit_test(test_rank_output_stops_early),
         cmocka_unit_test(test_stack_dumps),
         cmocka_unit_test(test_allocation_failures),
     };
