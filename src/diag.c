@@ -31,6 +31,7 @@
 #define DX_KEEP_MAX 5
 #define DX_TIMELINE_MAX 60
 #define DX_CONFIG_MAX (16u << 20)
+#define DX_FRDUMP_MAX (256u << 20) /* one rank's flight-recorder dump */
 
 /* ==== the job ============================================================================== */
 
@@ -436,6 +437,24 @@ static int on_member(void *ud, const dx_member *m, dx_reader *r)
     } else if (kind == DX_KIND_LOG || kind == DX_KIND_ENV) {
         st->err = &e;
         rc = scan_log(st, m, r, info, idx, kind == DX_KIND_LOG);
+    } else if (kind == DX_KIND_FRDUMP) {
+        char *data = NULL;
+        size_t len = 0;
+        rc = dx_reader_read_all(r, DX_FRDUMP_MAX, &data, &len, &e);
+        if (rc == DDX_OK) {
+            info->bytes = len;
+            if (dx_grow((void **)&rep->fr, &rep->capfr, rep->nfr + 1, sizeof(dx_frdump))) {
+                dx_free(data);
+                return DDX_ENOMEM;
+            }
+            dx_frdump *d = &rep->fr[rep->nfr++];
+            rc = dx_frdump_parse(m->name ? m->name : m->path, data, len, d, &e);
+            if (rc == DDX_OK && d->rank >= 0 &&
+                (add_rank(&info->ranks, &info->nranks, &info->capranks, d->rank, 4096) ||
+                 !dx_job_rank(&rep->job, d->rank)))
+                rc = DDX_ENOMEM;
+        }
+        dx_free(data);
     } else {
         info->bytes = m->size_hint;
         if (kind == DX_KIND_BINARY) {
@@ -959,6 +978,14 @@ static int find_culprit(ddx_report *rep)
         slow = jm->straggler;
     if (slow >= 0 && (rc = add_culprit_signal(rep, "step times: %s", jm->straggler_why)))
         return rc;
+    int fr = -1;
+    for (size_t i = 0; i < rep->nfrf && fr < 0; i++)
+        if (rep->frf[i].rank >= 0) {
+            fr = rep->frf[i].rank;
+            if ((rc = add_culprit_signal(rep, "flight recorder (%s): %s",
+                                         dx_frdump_kind_name(rep->frf[i].kind), rep->frf[i].why)))
+                return rc;
+        }
     int desync = jm->desync_rank;
     int stack = jm->stack_rank;
     int stopped = jm->stopped_rank;
@@ -1000,20 +1027,20 @@ static int find_culprit(ddx_report *rep)
         if (rc)
             return rc;
     }
-    int pick = slow >= 0 ? slow : blamed >= 0 ? blamed : desync >= 0 ? desync : root >= 0 ? root
-               : stack >= 0 ? stack : wd >= 0 ? wd : stopped >= 0 ? stopped : exc >= 0 ? exc
-               : table;
+    int pick = slow >= 0 ? slow : blamed >= 0 ? blamed : root >= 0 ? root : fr >= 0 ? fr
+               : desync >= 0 ? desync : stack >= 0 ? stack : wd >= 0 ? wd : stopped >= 0 ? stopped
+               : exc >= 0 ? exc : table;
     if (pick < 0)
         return DDX_OK;
     /* a launcher table alone is used only when some finding is reported */
-    if (slow < 0 && blamed < 0 && desync < 0 && root < 0 && stack < 0 && wd < 0 && exc < 0 &&
-        !rep->nkept)
+    if (slow < 0 && blamed < 0 && fr < 0 && desync < 0 && root < 0 && stack < 0 && wd < 0 &&
+        exc < 0 && !rep->nkept)
         return DDX_OK;
     /* output that stops early alone is not enough to blame a rank when nothing failed */
     if (pick == stopped && !rep->nkept)
         return DDX_OK;
     rep->culprit = pick;
-    int all[] = {slow, blamed, desync, root, stack, wd, stopped, exc, table};
+    int all[] = {slow, blamed, fr, desync, root, stack, wd, stopped, exc, table};
     int agree = 1;
     for (size_t i = 0; i < DX_ARRAY_LEN(all); i++)
         agree &= all[i] < 0 || all[i] == pick;
@@ -1021,6 +1048,7 @@ static int find_culprit(ddx_report *rep)
     snprintf(buf, sizeof buf, "%s%s",
              slow >= 0     ? "its steps are the slowest"
              : blamed >= 0 ? "the log names this rank"
+             : fr >= 0     ? "the flight recorder shows it out of step with the others"
              : desync >= 0 ? "it is alone in a different collective"
              : stack >= 0  ? "its stack is outside the collective the others wait in"
              : root >= 0 ? "the first root failure is on this rank"
@@ -1074,7 +1102,27 @@ int ddx_job_diagnose(ddx_job *job, int flags, ddx_report **out, ddx_error *err)
             goto fail;
         }
     }
+    for (size_t r = 0; r < rep->job.nby && st.year; r++) {
+        dx_rank *x = rep->job.by_rank[r];
+        if (x && x->has_time && !x->last_time.year && x->last_time.month)
+            x->last_time.year = st.year; /* glog times carry no year: give them the job's */
+    }
     dx_job_finish(&rep->job);
+    if (rep->nfr) {
+        rep->nfrf = dx_frdump_analyze(rep->fr, rep->nfr, rep->frf, DX_ARRAY_LEN(rep->frf));
+        for (size_t i = 0; i < rep->nfrf && !rc; i++) {
+            const dx_fr_finding *x = &rep->frf[i];
+            const char *name = x->kind == DX_FR_MISSING_RANK || x->kind == DX_FR_STATE
+                                   ? "job.fr_missing" : "job.desync";
+            if (!dx_facts_get(&rep->facts, name))
+                rc = dx_facts_set(&rep->facts, name, x->why, strlen(x->why),
+                                  "flight-recorder dumps", 0);
+        }
+        if (rc) {
+            dx_err(err, rc, "out of memory");
+            goto fail;
+        }
+    }
     if (rep->job.desync_why[0] &&
         (rc = dx_facts_set(&rep->facts, "job.desync", rep->job.desync_why,
                            strlen(rep->job.desync_why), "watchdog timeouts of every rank", 0))) {
@@ -1152,6 +1200,9 @@ void ddx_report_free(ddx_report *rep)
         dx_free(rep->culprit_signals[i]);
     dx_free(rep->culprit_signals);
     dx_job_model_fini(&rep->job);
+    for (size_t i = 0; i < rep->nfr; i++)
+        dx_frdump_fini(&rep->fr[i]);
+    dx_free(rep->fr);
     dx_facts_fini(&rep->facts);
     dx_free(rep);
 }

@@ -9,6 +9,7 @@
 
 #include "attrib.h"
 #include "facts.h"
+#include "frdump.h"
 #include "input.h"
 #include "job.h"
 #include "kb.h"
@@ -108,6 +109,10 @@ struct ddx_report {
     dx_job_model job;       /* ranks, timeouts, the launcher's root-cause entry */
     char **culprit_signals; /* one line per independent signal about the culprit */
     size_t nculprit_signals;
+    dx_frdump *fr;          /* flight-recorder dumps read from the inputs */
+    size_t nfr, capfr;
+    dx_fr_finding frf[16];  /* their comparison across ranks, earliest sequence first */
+    size_t nfrf;
 };
 
 DX_HIDDEN const char *dx_level_name(double confidence);

@@ -234,6 +234,21 @@ int ddx_report_write_json(const ddx_report *rep, FILE *out, ddx_error *err)
         k++;
     }
     json_object_set_new(root, "ranks", ranks);
+    json_t *fr = json_object();
+    json_object_set_new(fr, "dumps", json_integer((json_int_t)rep->nfr));
+    json_t *frf = json_array();
+    for (size_t i = 0; i < rep->nfrf; i++) {
+        const dx_fr_finding *x = &rep->frf[i];
+        json_t *o = json_object();
+        json_object_set_new(o, "kind", json_string(dx_frdump_kind_name(x->kind)));
+        json_object_set_new(o, "rank", jrank(x->rank));
+        json_object_set_new(o, "process_group", json_string(x->pg));
+        json_object_set_new(o, "seq", x->seq >= 0 ? json_integer(x->seq) : json_null());
+        json_object_set_new(o, "why", json_string(x->why));
+        json_array_append_new(frf, o);
+    }
+    json_object_set_new(fr, "findings", frf);
+    json_object_set_new(root, "flight_recorder", fr);
     json_t *diags = json_array();
     for (size_t i = 0; i < rep->nkept; i++)
         json_array_append_new(diags, jfinding(rep, &rep->f[i]));
@@ -474,6 +489,14 @@ int ddx_report_write_text(const ddx_report *rep, int flags, FILE *out, ddx_error
                 fprintf(out, "  %.100s", x->first_error);
             fputc('\n', out);
         }
+    }
+    if (rep->nfr) {
+        fprintf(out, "\n%sflight recorder%s (%zu dump%s)\n", s.bold, s.off, rep->nfr,
+                rep->nfr == 1 ? "" : "s");
+        if (!rep->nfrf)
+            fprintf(out, "  every rank reached the same collectives with the same operations\n");
+        for (size_t i = 0; i < rep->nfrf && (verbose || i < 3); i++)
+            fprintf(out, "  %s: %s\n", dx_frdump_kind_name(rep->frf[i].kind), rep->frf[i].why);
     }
     size_t nused = 0;
     for (size_t i = 0; i < rep->facts.n; i++)
