@@ -258,6 +258,17 @@ def record_golden(sc, res):
     os.makedirs(dst)
     shutil.copy2(os.path.join(res["work"], "console.log"), dst)
     shutil.copytree(os.path.join(res["work"], "logs"), os.path.join(dst, "logs"))
+    # the recorded tracebacks name where the repository was checked out: keep that out of git
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    for folder, _, files in os.walk(dst):
+        for fn in files:
+            path = os.path.join(folder, fn)
+            with open(path, "rb") as f:
+                data = f.read()
+            clean = data.replace(root.encode() + b"/", b"/home/user/ddx/")
+            if clean != data:
+                with open(path, "wb") as f:
+                    f.write(clean)
     exp = {"top": sc["top"], "culprit_rank": sc["culprit_rank"]}
     if sc.get("known_failing"):
         exp["known_failing"] = sc["known_failing"]
