@@ -2,7 +2,7 @@
  *
  * Every line is copied into a malloc'd buffer of exactly its length, without a terminator, so
  * that AddressSanitizer catches a recogniser reading past the end; every prefix of every line is
- * also run that way. Lines come from the labelled corpus (/work/shared/corpus/<case>/log.txt,
+ * also run that way. Lines come from the labelled corpus (../shared/corpus/<case>/log.txt beside the repository,
  * named in a comment) where it has the format; the rest are built from the format as the
  * launcher's or logger's source prints it, and say so.
  */
