@@ -157,6 +157,7 @@ enum {
     JX_MEGATRON_ITER,
     JX_TQDM_SPEED,
     JX_DS_SAMPLES,
+    JX_BLOCKING_WAIT,
     JX_PYSPY_THREAD,
     JX_PYSPY_FRAME,
     JX_FH_THREAD,
@@ -214,6 +215,12 @@ static const dx_signal extractors[] = {
     [JX_DS_SAMPLES] = {"job-ds-samples", DX_ROLE_NOISE, 0,
                        "SamplesPerSec=(?<sps>\\d+(?:\\.\\d+)?)", "deepspeed/utils/timer.py",
                        0},
+    /* the blocking-wait form: "[Rank 0] Work WorkNCCL(SeqNum=2109, OpType=_ALLGATHER_BASE,
+     * NumelIn=40960, NumelOut=81920, Timeout(ms)=1800000) timed out in blocking wait" */
+    [JX_BLOCKING_WAIT] = {"job-blocking-wait", DX_ROLE_NOISE, 0,
+                          "Work Work\\w*\\((?:SeqNum=(?<seq>\\d+), )?OpType=(?<op>\\w+)"
+                          "(?:, NumelIn=(?<numel>\\d+))?[^)]*\\) timed out in blocking wait",
+                          "torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp", 0},
     /* py-spy dump: 'Thread 123 (active): "MainThread"' then '    fn (file.py:12)' */
     [JX_PYSPY_THREAD] = {"job-pyspy-thread", DX_ROLE_NOISE, 0,
                          "^Thread \\d+ \\((?:active|idle)[^)]*\\): \"MainThread\"",
@@ -275,7 +282,8 @@ int dx_job_hit(dx_job_model *jm, size_t i, struct dx_scan *s, int rank, const ch
                uint64_t line, const char *text, size_t len, uint64_t seq)
 {
     switch (i) {
-    case JX_WATCHDOG: {
+    case JX_WATCHDOG:
+    case JX_BLOCKING_WAIT: {
         long long r = cap_ll(s, "rank", rank);
         dx_rank *x = dx_job_rank(jm, (int)(r >= 0 && r < DX_JOB_MAX_RANK ? r : -1));
         if (!x)
