@@ -219,7 +219,8 @@ static const dx_signal extractors[] = {
      * NumelIn=40960, NumelOut=81920, Timeout(ms)=1800000) timed out in blocking wait" */
     [JX_BLOCKING_WAIT] = {"job-blocking-wait", DX_ROLE_NOISE, 0,
                           "Work Work\\w*\\((?:SeqNum=(?<seq>\\d+), )?OpType=(?<op>\\w+)"
-                          "(?:, NumelIn=(?<numel>\\d+))?[^)]*\\) timed out in blocking wait",
+                          "(?:, NumelIn=(?<numel>\\d+))?(?:[^()]|\\([^()]*\\))*\\) timed out "
+                          "in blocking wait",
                           "torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp", 0},
     /* py-spy dump: 'Thread 123 (active): "MainThread"' then '    fn (file.py:12)' */
     [JX_PYSPY_THREAD] = {"job-pyspy-thread", DX_ROLE_NOISE, 0,

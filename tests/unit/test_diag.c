@@ -270,6 +270,26 @@ static void test_desync_by_size(void **state)
     dx_buf_fini(&b);
 }
 
+static void test_desync_from_blocking_wait(void **state)
+{
+    (void)state;
+    /* the blocking-wait form of a timeout (TORCH_NCCL_BLOCKING_WAIT=1), as in a real FSDP log */
+    dx_buf b = {0};
+    for (int r = 0; r < 3; r++)
+        dx_buf_addf(&b, "[rank%d]:[E616 13:41:10.043090898 ProcessGroupNCCL.cpp:628] [Rank %d] "
+                    "Work WorkNCCL(SeqNum=2109, OpType=_ALLGATHER_BASE, NumelIn=%s, "
+                    "NumelOut=81920, Timeout(ms)=1800000) timed out in blocking wait "
+                    "(TORCH_NCCL_BLOCKING_WAIT=1).\n", r, r, r == 0 ? "40960" : "262711296");
+    const char *const in[] = {"console.log", dx_buf_cstr(&b)};
+    ddx_report *rep = run(0, 1, in);
+    assert_int_equal(rep->job.nranks, 3);
+    assert_true(rep->job.by_rank[1]->timed_out);
+    assert_int_equal(rep->job.by_rank[1]->timeout_seq, 2109);
+    assert_int_equal(rep->job.desync_rank, 0);
+    ddx_report_free(rep);
+    dx_buf_fini(&b);
+}
+
 static void test_desync_old_format_odd_first(void **state)
 {
     (void)state;
@@ -529,6 +549,7 @@ int main(void)
         cmocka_unit_test(test_victim_timeout_never_outranks_root),
         cmocka_unit_test(test_desync_from_watchdog),
         cmocka_unit_test(test_desync_old_format_odd_first),
+        cmocka_unit_test(test_desync_from_blocking_wait),
         cmocka_unit_test(test_desync_by_size),
         cmocka_unit_test(test_torchelastic_table),
         cmocka_unit_test(test_fact_extractors),
