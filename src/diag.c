@@ -891,6 +891,10 @@ static int find_culprit(ddx_report *rep)
                        !(jm->rc_has_exitcode && jm->rc_exitcode < 0);
     if (table_killed)
         table = jm->killed_rank;
+    /* a table entry whose own error was a collective timeout names a rank that waited */
+    else if (table >= 0 && (size_t)table < jm->nby && jm->by_rank[table] &&
+             jm->by_rank[table]->timed_out)
+        table = -1;
     int rc;
     rep->culprit = -1;
     const dx_finding *top = rep->nkept ? &rep->f[0] : NULL;
@@ -947,7 +951,8 @@ static int find_culprit(ddx_report *rep)
         known++;
         if (x->timed_out)
             timed++;
-        else if (!x->first_error) {
+        else if (!x->first_error && !(x->has_prog && x->prog_n == x->prog_m)) {
+            /* (a rank that printed the last step of its loop is not stuck: it left) */
             silent++;
             silent_rank = x->rank;
         }
@@ -997,6 +1002,9 @@ static int find_culprit(ddx_report *rep)
         return rc;
     if (desync >= 0 && (rc = add_culprit_signal(rep, "collective desync: %s", jm->desync_why)))
         return rc;
+    int coll = jm->coll_rank;
+    if (coll >= 0 && (rc = add_culprit_signal(rep, "tracebacks: %s", jm->coll_why)))
+        return rc;
     if (blamed >= 0 && (rc = add_culprit_signal(rep, "named in the log: the %s lines blame "
                                                  "rank %d", top->ref->id, blamed)))
         return rc;
@@ -1027,31 +1035,32 @@ static int find_culprit(ddx_report *rep)
         if (rc)
             return rc;
     }
-    int pick = slow >= 0 ? slow : blamed >= 0 ? blamed : root >= 0 ? root : fr >= 0 ? fr
-               : desync >= 0 ? desync : stack >= 0 ? stack : wd >= 0 ? wd : stopped >= 0 ? stopped
-               : exc >= 0 ? exc : table;
+    int pick = slow >= 0 ? slow : desync >= 0 ? desync : blamed >= 0 ? blamed : root >= 0 ? root
+               : fr >= 0 ? fr : coll >= 0 ? coll : stack >= 0 ? stack : wd >= 0 ? wd
+               : stopped >= 0 ? stopped : exc >= 0 ? exc : table;
     if (pick < 0)
         return DDX_OK;
     /* a launcher table alone is used only when some finding is reported */
-    if (slow < 0 && blamed < 0 && fr < 0 && desync < 0 && root < 0 && stack < 0 && wd < 0 &&
-        exc < 0 && !rep->nkept)
+    if (slow < 0 && blamed < 0 && fr < 0 && desync < 0 && coll < 0 && root < 0 && stack < 0 &&
+        wd < 0 && exc < 0 && !rep->nkept)
         return DDX_OK;
     /* output that stops early alone is not enough to blame a rank when nothing failed */
     if (pick == stopped && !rep->nkept)
         return DDX_OK;
     rep->culprit = pick;
-    int all[] = {slow, blamed, fr, desync, root, stack, wd, stopped, exc, table};
+    int all[] = {slow, blamed, fr, desync, coll, root, stack, wd, stopped, exc, table};
     int agree = 1;
     for (size_t i = 0; i < DX_ARRAY_LEN(all); i++)
         agree &= all[i] < 0 || all[i] == pick;
     char buf[700];
     snprintf(buf, sizeof buf, "%s%s",
              slow >= 0     ? "its steps are the slowest"
-             : blamed >= 0 ? "the log names this rank"
-             : fr >= 0     ? "the flight recorder shows it out of step with the others"
              : desync >= 0 ? "it is alone in a different collective"
+             : blamed >= 0 ? "the log names this rank"
+             : root >= 0   ? "the first root failure is on this rank"
+             : fr >= 0     ? "the flight recorder shows it out of step with the others"
+             : coll >= 0   ? "its traceback is in a different collective from the others'"
              : stack >= 0  ? "its stack is outside the collective the others wait in"
-             : root >= 0 ? "the first root failure is on this rank"
              : wd >= 0   ? "the collective timeouts point at this rank"
              : stopped >= 0 ? "its output stops long before the others'"
              : exc >= 0  ? "this rank failed on its own while the others waited"
@@ -1128,6 +1137,29 @@ int ddx_job_diagnose(ddx_job *job, int flags, ddx_report **out, ddx_error *err)
                            strlen(rep->job.desync_why), "watchdog timeouts of every rank", 0))) {
         dx_err(err, rc, "out of memory");
         goto fail;
+    }
+    {
+        const dx_job_model *jm = &rep->job;
+        char v[32];
+        if (jm->uneven)
+            rc = dx_facts_set(&rep->facts, "job.uneven_inputs", jm->uneven_why,
+                              strlen(jm->uneven_why), "per-rank step progress", 0);
+        if (!rc && jm->stuck_rank >= 0) {
+            int n = snprintf(v, sizeof v, "%d", jm->stuck_rank);
+            rc = dx_facts_set(&rep->facts, "job.stuck_rank", v, (size_t)n, jm->stuck_why, 0);
+        }
+        if (!rc && jm->coll_rank >= 0)
+            rc = dx_facts_set(&rep->facts, "job.collective_mismatch", jm->coll_why,
+                              strlen(jm->coll_why), "the ranks' tracebacks", 0);
+        if (!rc && jm->coll_rank >= 0 && jm->eval_coll) {
+            int n = snprintf(v, sizeof v, "%d", jm->coll_rank);
+            rc = dx_facts_set(&rep->facts, "job.eval_collective_rank", v, (size_t)n,
+                              jm->coll_why, 0);
+        }
+        if (rc) {
+            dx_err(err, rc, "out of memory");
+            goto fail;
+        }
     }
     if (rep->job.straggler >= 0) {
         const dx_rank *x = rep->job.by_rank[rep->job.straggler];

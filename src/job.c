@@ -20,6 +20,8 @@ void dx_job_model_init(dx_job_model *jm)
     jm->killed_rank = -1;
     jm->stack_rank = -1;
     jm->stopped_rank = -1;
+    jm->stuck_rank = -1;
+    jm->coll_rank = -1;
 }
 
 /* A desync: ranks that timed out at the same collective sequence number in different operations
@@ -27,6 +29,39 @@ void dx_job_model_init(dx_job_model *jm)
  * rank whose operation differs from all the others' is the suspect. */
 static void find_desync(dx_job_model *jm)
 {
+    /* the mismatch reports of TORCH_DISTRIBUTED_DEBUG=DETAIL name each rank's operation; which
+     * pair of ranks each report compares varies from run to run, the operations do not */
+    {
+        size_t nfp = 0;
+        for (size_t r = 0; r < jm->nby; r++)
+            nfp += jm->by_rank[r] && jm->by_rank[r]->fp_op[0];
+        for (size_t a = 0; a < jm->nby && nfp >= 3; a++) {
+            const dx_rank *x = jm->by_rank[a];
+            if (!x || !x->fp_op[0])
+                continue;
+            size_t same = 0;
+            const dx_rank *other = NULL;
+            int agree = 1;
+            for (size_t b = 0; b < jm->nby; b++) {
+                const dx_rank *y = jm->by_rank[b];
+                if (!y || y == x || !y->fp_op[0])
+                    continue;
+                if (!strcmp(y->fp_op, x->fp_op))
+                    same++;
+                else if (!other)
+                    other = y;
+                else if (strcmp(y->fp_op, other->fp_op))
+                    agree = 0;
+            }
+            if (same || !other || !agree)
+                continue;
+            jm->desync_rank = x->rank;
+            snprintf(jm->desync_why, sizeof jm->desync_why,
+                     "the collective-mismatch reports show rank %d running %s while the other "
+                     "%zu ranks run %s", x->rank, x->fp_op, nfp - 1, other->fp_op);
+            return;
+        }
+    }
     /* first pass: the same SeqNum in different operations (the strongest form); second pass:
      * timed-out ranks stuck in different operations at all (their SeqNums may differ when
      * one rank skipped or added a collective earlier) */
@@ -94,6 +129,8 @@ void dx_job_model_fini(dx_job_model *jm)
             dx_free(jm->by_rank[i]->first_error);
             dx_free(jm->by_rank[i]->first_exception);
             dx_free(jm->by_rank[i]->waits_in);
+            dx_free(jm->by_rank[i]->coll);
+            dx_free(jm->by_rank[i]->coll_caller);
             dx_free(jm->by_rank[i]);
         }
     dx_free(jm->by_rank);
@@ -161,7 +198,11 @@ enum {
     JX_PYSPY_THREAD,
     JX_PYSPY_FRAME,
     JX_FH_THREAD,
-    JX_FH_FRAME
+    JX_FH_FRAME,
+    JX_PROGRESS,
+    JX_TQDM_PROGRESS,
+    JX_TB_FRAME,
+    JX_MISMATCH
 };
 
 static const dx_signal extractors[] = {
@@ -237,6 +278,28 @@ static const dx_signal extractors[] = {
     [JX_FH_FRAME] = {"job-faulthandler-frame", DX_ROLE_NOISE, 0,
                      "^ +File \"(?<file>[^\"]+)\", line (?<line>\\d+) in (?<fn>[\\w.<>]+)",
                      "CPython faulthandler", 0},
+    /* progress as trainers print it: "step 3/6", "Step: 10/100", Megatron's
+     * "iteration      100/    5000 |" */
+    [JX_PROGRESS] = {"job-progress", DX_ROLE_NOISE, 0,
+                     "\\b(?:[Ss]tep|[Ii]ter(?:ation)?|[Bb]atch)\\s*[:=]?\\s*\\[?\\s*(?<n>\\d+)\\s*/"
+                     "\\s*(?<m>\\d+)\\b",
+                     "common trainer step logs; megatron/training/training.py", 0},
+    /* tqdm bars (Hugging Face Trainer, Lightning): "| 45/100 [00:05<00:06," */
+    [JX_TQDM_PROGRESS] = {"job-tqdm-progress", DX_ROLE_NOISE, 0,
+                          "\\|\\s*(?<n>\\d+)/(?<m>\\d+) \\[\\d", "tqdm progress bars", 0},
+    /* a Python traceback frame: '  File "x.py", line 12, in fn' */
+    [JX_TB_FRAME] = {"job-traceback-frame", DX_ROLE_NOISE, 0,
+                     "File \"(?<file>[^\"]+)\", line \\d+, in (?<fn>[\\w.<>]+)[ \\t\\r]*$",
+                     "CPython traceback format", 0},
+    /* TORCH_DISTRIBUTED_DEBUG=DETAIL: "Rank 1 is running collective: CollectiveFingerPrint(
+     * OpType=BROADCAST, ...), but Rank 0 is running collective: CollectiveFingerPrint(
+     * OpType=ALLREDUCE, ..." (2.x adds SequenceNumber=N before OpType) */
+    [JX_MISMATCH] = {"job-collective-mismatch", DX_ROLE_NOISE, 0,
+                     "Rank (?<r1>\\d+) is running collective: CollectiveFingerPrint\\("
+                     "(?:SequenceNumber=\\d+, )?OpType=(?<op1>\\w+).*?, but Rank (?<r2>\\d+) is "
+                     "running collective: CollectiveFingerPrint\\((?:SequenceNumber=\\d+, )?"
+                     "OpType=(?<op2>\\w+)",
+                     "torch/csrc/distributed/c10d/ProcessGroupWrapper.cpp", 0},
 };
 
 size_t dx_job_extractor_count(void) { return DX_ARRAY_LEN(extractors); }
@@ -277,6 +340,46 @@ static long long cap_ll(struct dx_scan *s, const char *name, long long def)
         n = n * 10 + (v.p[i] - '0');
     }
     return neg ? -n : n;
+}
+
+/* Is fn one of torch.distributed's collectives (or a wait on one)? */
+static int is_collective_fn(const dx_str *fn)
+{
+    static const char *const names[] = {
+        "all_reduce", "all_gather", "all_gather_into_tensor", "_all_gather_base", "broadcast",
+        "barrier", "monitored_barrier", "reduce_scatter", "reduce_scatter_tensor",
+        "_reduce_scatter_base", "all_to_all", "all_to_all_single", "reduce", "gather", "scatter",
+        "all_gather_object", "broadcast_object_list", "gather_object", "scatter_object_list",
+        "send", "recv", "isend", "irecv", "batch_isend_irecv"};
+    for (size_t i = 0; i < DX_ARRAY_LEN(names); i++)
+        if (strlen(names[i]) == fn->n && !memcmp(names[i], fn->p, fn->n))
+            return 1;
+    return 0;
+}
+
+/* A traceback frame: remember the innermost frame outside torch; the first time a rank's
+ * traceback enters a collective of distributed_c10d, record the collective and that caller. */
+static int tb_frame(dx_job_model *jm, struct dx_scan *s, int rank)
+{
+    dx_rank *x = dx_job_rank(jm, rank);
+    dx_str file, fn;
+    if (!x || !dx_scan_capture(s, "file", &file) || !dx_scan_capture(s, "fn", &fn))
+        return DDX_OK;
+    int in_torch = memmem(file.p, file.n, "/torch/", 7) != NULL;
+    if (!in_torch) {
+        size_t n = fn.n < sizeof x->tb_caller - 1 ? fn.n : sizeof x->tb_caller - 1;
+        memcpy(x->tb_caller, fn.p, n);
+        x->tb_caller[n] = '\0';
+        return DDX_OK;
+    }
+    if (x->coll || !memmem(file.p, file.n, "distributed_c10d.py", 19) ||
+        !is_collective_fn(&fn))
+        return DDX_OK;
+    if (!(x->coll = dx_strndup(fn.p, fn.n)))
+        return DDX_ENOMEM;
+    if (x->tb_caller[0] && !(x->coll_caller = dx_strdup(x->tb_caller)))
+        return DDX_ENOMEM;
+    return DDX_OK;
 }
 
 int dx_job_hit(dx_job_model *jm, size_t i, struct dx_scan *s, int rank, const char *path,
@@ -397,6 +500,31 @@ int dx_job_hit(dx_job_model *jm, size_t i, struct dx_scan *s, int rank, const ch
         x->waits_in = dx_strdup(buf);
         return x->waits_in ? DDX_OK : DDX_ENOMEM;
     }
+    case JX_PROGRESS:
+    case JX_TQDM_PROGRESS: {
+        dx_rank *x = dx_job_rank(jm, rank);
+        long long n = cap_ll(s, "n", -1), m = cap_ll(s, "m", -1);
+        if (x && n >= 0 && m > 0 && n <= m) {
+            x->prog_n = n;
+            x->prog_m = m;
+            x->has_prog = 1;
+        }
+        return DDX_OK;
+    }
+    case JX_TB_FRAME:
+        return tb_frame(jm, s, rank);
+    case JX_MISMATCH:
+        for (int k = 1; k <= 2; k++) {
+            char rn[4], on[4];
+            snprintf(rn, sizeof rn, "r%d", k);
+            snprintf(on, sizeof on, "op%d", k);
+            long long r = cap_ll(s, rn, -1);
+            dx_str op;
+            dx_rank *x = dx_job_rank(jm, (int)(r >= 0 && r < DX_JOB_MAX_RANK ? r : -1));
+            if (x && !x->fp_op[0] && dx_scan_capture(s, on, &op))
+                snprintf(x->fp_op, sizeof x->fp_op, "%.*s", (int)op.n, op.p);
+        }
+        return DDX_OK;
     case JX_DS_SAMPLES: {
         double sps = cap_double(s, "sps");
         if (sps > 0)
@@ -508,9 +636,127 @@ static void find_stopped(dx_job_model *jm)
              (long long)((second - first) / 1000000));
 }
 
+static int finished(const dx_rank *x) { return x->has_prog && x->prog_n == x->prog_m; }
+
+/* Uneven inputs: a rank that printed the last step of its loop ("step 4/4") and neither failed
+ * nor timed out, while a peer that counts more steps per epoch ("step 4/6") timed out or
+ * failed waiting: the peer is in a collective the finished rank will never join. */
+static void find_uneven(dx_job_model *jm)
+{
+    for (size_t a = 0; a < jm->nby; a++) {
+        const dx_rank *done = jm->by_rank[a];
+        if (!done || !finished(done) || done->timed_out || done->first_exception)
+            continue;
+        for (size_t b = 0; b < jm->nby; b++) {
+            const dx_rank *w = jm->by_rank[b];
+            if (!w || w == done || !w->has_prog || w->prog_m <= done->prog_m ||
+                !(w->timed_out || w->first_exception))
+                continue;
+            jm->uneven = 1;
+            snprintf(jm->uneven_why, sizeof jm->uneven_why,
+                     "rank %d finished all %lld steps of its loop while rank %d, with %lld steps "
+                     "to run, was at step %lld and %s", done->rank, done->prog_m, w->rank,
+                     w->prog_m, w->prog_n, w->timed_out ? "timed out waiting" : "failed");
+            return;
+        }
+    }
+}
+
+/* A stuck rank: some ranks timed out in a collective, and exactly one other rank, seen in the
+ * logs, printed no timeout, no error and had not finished its loop: the others wait for it. */
+static void find_stuck(dx_job_model *jm)
+{
+    size_t timed = 0, quiet = 0;
+    const dx_rank *q = NULL;
+    for (size_t r = 0; r < jm->nby; r++) {
+        const dx_rank *x = jm->by_rank[r];
+        if (!x)
+            continue;
+        if (x->timed_out)
+            timed++;
+        else if (!x->first_error && !x->first_exception && !finished(x)) {
+            quiet++;
+            q = x;
+        }
+    }
+    if (!timed || quiet != 1)
+        return;
+    jm->stuck_rank = q->rank;
+    if (q->has_prog)
+        snprintf(jm->stuck_why, sizeof jm->stuck_why,
+                 "%zu rank%s timed out waiting in a collective; rank %d printed no timeout and no "
+                 "error, and its last progress was step %lld of %lld", timed, timed == 1 ? "" : "s",
+                 q->rank, q->prog_n, q->prog_m);
+    else
+        snprintf(jm->stuck_why, sizeof jm->stuck_why,
+                 "%zu rank%s timed out waiting in a collective; rank %d printed no timeout and no "
+                 "error", timed, timed == 1 ? "" : "s", q->rank);
+}
+
+static int eval_name(const char *fn)
+{
+    static const char *const names[] = {"eval", "valid", "test", "metric", "score", "predict"};
+    char low[64];
+    size_t i = 0;
+    for (; fn[i] && i < sizeof low - 1; i++)
+        low[i] = (char)(fn[i] >= 'A' && fn[i] <= 'Z' ? fn[i] + 32 : fn[i]);
+    low[i] = '\0';
+    for (i = 0; i < DX_ARRAY_LEN(names); i++)
+        if (strstr(low, names[i]))
+            return 1;
+    return 0;
+}
+
+/* Tracebacks that end in different collectives on different ranks: the ranks called different
+ * collectives at the same point. One rank in a collective while every other rank waits in a
+ * barrier (or in one shared collective) is the rank off the common path. */
+static void find_coll_mismatch(dx_job_model *jm)
+{
+    size_t n = 0;
+    for (size_t r = 0; r < jm->nby; r++)
+        n += jm->by_rank[r] && jm->by_rank[r]->coll;
+    if (n < 2)
+        return;
+    for (size_t a = 0; a < jm->nby; a++) {
+        const dx_rank *x = jm->by_rank[a];
+        if (!x || !x->coll)
+            continue;
+        size_t same = 0;
+        const dx_rank *other = NULL;
+        int others_agree = 1;
+        for (size_t b = 0; b < jm->nby; b++) {
+            const dx_rank *y = jm->by_rank[b];
+            if (!y || !y->coll || y == x)
+                continue;
+            if (!strcmp(y->coll, x->coll))
+                same++;
+            else if (!other)
+                other = y;
+            else if (strcmp(y->coll, other->coll))
+                others_agree = 0;
+        }
+        /* x alone in its collective, the others all in one other collective */
+        if (same || !other || !others_agree)
+            continue;
+        /* with two ranks either could be the odd one: the one not at a barrier is */
+        if (n == 2 && !strcmp(x->coll, "barrier"))
+            continue;
+        jm->coll_rank = x->rank;
+        jm->eval_coll = x->coll_caller && eval_name(x->coll_caller);
+        snprintf(jm->coll_why, sizeof jm->coll_why,
+                 "rank %d is in %s (called from %s) while %s in %s", x->rank, x->coll,
+                 x->coll_caller ? x->coll_caller : "?",
+                 n == 2 ? "the other rank is" : "every other rank is", other->coll);
+        return;
+    }
+}
+
 void dx_job_finish(dx_job_model *jm)
 {
     find_desync(jm);
+    find_uneven(jm);
+    find_stuck(jm);
+    find_coll_mismatch(jm);
     find_stack_outlier(jm);
     find_stopped(jm);
     size_t with[2] = {0, 0};

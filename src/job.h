@@ -37,6 +37,13 @@ typedef struct dx_rank {
     char *waits_in;           /* innermost frame of the main thread in a py-spy or faulthandler
                                  dump: "all_reduce (torch/distributed/distributed_c10d.py:2050)" */
     int stack_pending;        /* the next frame line is the innermost of the main thread */
+    long long prog_n, prog_m; /* the last "step N/M" progress it printed */
+    int has_prog;
+    char tb_caller[64];       /* the innermost frame outside torch of the traceback being read */
+    char *coll;               /* the collective its first traceback through distributed_c10d
+                                 waits in ("all_reduce"), and the frame that called it */
+    char *coll_caller;
+    char fp_op[24];           /* its operation in "Detected mismatch between collectives" lines */
     int slow;                 /* flagged as a straggler */
     int stopped;              /* its output stopped long before the other ranks' */
 } dx_rank;
@@ -58,6 +65,14 @@ typedef struct dx_job_model {
     char stopped_why[200];
     int stack_rank;           /* a rank whose stack is outside any collective while the other
                                  dumped ranks wait in one, -1 none */
+    int uneven;               /* a rank finished its loop while a peer with more steps waited */
+    char uneven_why[256];
+    int stuck_rank;           /* the one rank that neither finished, failed nor timed out while
+                                 the others timed out waiting, -1 none */
+    char stuck_why[256];
+    int coll_rank;            /* the rank alone in a different collective in the tracebacks */
+    int eval_coll;            /* ... called from an evaluation function */
+    char coll_why[300];
     int straggler;            /* the slowest flagged rank, -1 none */
     int straggler_kind;       /* 0 step time, 1 data wait */
     char straggler_why[256];

@@ -44,6 +44,59 @@ static unsigned hs_flags(const dx_signal *s)
     return HS_FLAG_PREFILTER | HS_FLAG_MULTILINE | (s->caseless ? HS_FLAG_CASELESS : 0);
 }
 
+/* The pattern as Vectorscan gets it: every negated class also excludes the newline. Matches
+ * are confirmed line by line, so this changes nothing PCRE2 accepts; it works around a
+ * Vectorscan 5.4 fault where a literal, a negated class of a character the literal holds and
+ * that character again (`File "[^"]+", line`) stop matching once the class spans more than
+ * about 64 bytes. Returns a new string, or NULL when out of memory. */
+char *dx_hs_pattern(const char *p)
+{
+    size_t n = strlen(p);
+    char *out = dx_malloc(2 * n + 1);
+    if (!out)
+        return NULL;
+    size_t o = 0;
+    int in_class = 0;
+    for (size_t i = 0; i < n; i++) {
+        char c = p[i];
+        if (c == '\\' && i + 1 < n) {
+            out[o++] = c;
+            out[o++] = p[++i];
+            continue;
+        }
+        if (in_class) {
+            if (c == '[' && i + 1 < n && p[i + 1] == ':') { /* [:alpha:] */
+                const char *end = strstr(p + i + 2, ":]");
+                if (end) {
+                    size_t k = (size_t)(end - (p + i)) + 2;
+                    memcpy(out + o, p + i, k);
+                    o += k;
+                    i += k - 1;
+                    continue;
+                }
+            }
+            if (c == ']')
+                in_class = 0;
+            out[o++] = c;
+            continue;
+        }
+        out[o++] = c;
+        if (c != '[')
+            continue;
+        in_class = 1;
+        if (i + 1 < n && p[i + 1] == '^') {
+            out[o++] = p[++i];
+            if (i + 1 < n && p[i + 1] == ']') /* a leading ']' is a literal */
+                out[o++] = p[++i];
+            out[o++] = '\\';
+            out[o++] = 'n';
+        } else if (i + 1 < n && p[i + 1] == ']')
+            out[o++] = p[++i];
+    }
+    out[o] = '\0';
+    return out;
+}
+
 int dx_pattern_check(const char *pattern, int caseless, char *msg, size_t cap)
 {
     int errcode;
@@ -60,12 +113,19 @@ int dx_pattern_check(const char *pattern, int caseless, char *msg, size_t cap)
     hs_database_t *db = NULL;
     hs_compile_error_t *ce = NULL;
     dx_signal s = {.caseless = caseless};
-    if (hs_compile(pattern, hs_flags(&s), HS_MODE_BLOCK, NULL, &db, &ce) != HS_SUCCESS) {
+    char *hp = dx_hs_pattern(pattern);
+    if (!hp) {
+        snprintf(msg, cap, "out of memory");
+        return DDX_ENOMEM;
+    }
+    if (hs_compile(hp, hs_flags(&s), HS_MODE_BLOCK, NULL, &db, &ce) != HS_SUCCESS) {
         snprintf(msg, cap, "Vectorscan rejects the pattern: %s",
                  ce && ce->message ? ce->message : "unknown error");
         hs_free_compile_error(ce);
+        dx_free(hp);
         return DDX_EFORMAT;
     }
+    dx_free(hp);
     hs_free_database(db);
     return DDX_OK;
 }
@@ -85,7 +145,10 @@ static int compile_db(dx_matcher *m, ddx_error *err)
         goto fail;
     }
     for (size_t i = 0; i < m->nsig; i++) {
-        pats[i] = m->sigs[i]->pattern;
+        if (!(pats[i] = dx_hs_pattern(m->sigs[i]->pattern))) {
+            rc = dx_err(err, DDX_ENOMEM, "out of memory");
+            goto fail;
+        }
         flags[i] = hs_flags(m->sigs[i]);
         ids[i] = (unsigned)i;
     }
@@ -103,6 +166,8 @@ static int compile_db(dx_matcher *m, ddx_error *err)
         hs_free_compile_error(ce);
     }
 fail:
+    for (size_t i = 0; pats && i < m->nsig; i++)
+        dx_free((void *)pats[i]);
     dx_free(pats);
     dx_free(flags);
     dx_free(ids);

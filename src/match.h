@@ -28,6 +28,8 @@ DX_HIDDEN int dx_matcher_image(const dx_matcher *m, char **bytes, size_t *len, d
 DX_HIDDEN void dx_matcher_portable(int on);
 
 /* Checks one pattern in both engines; fills msg on failure. */
+/* The pattern as Vectorscan compiles it (negated classes also exclude the newline); free it. */
+DX_HIDDEN char *dx_hs_pattern(const char *pattern);
 DX_HIDDEN int dx_pattern_check(const char *pattern, int caseless, char *msg, size_t cap);
 
 typedef struct dx_cand {
