@@ -891,10 +891,26 @@ static int find_culprit(ddx_report *rep)
                        !(jm->rc_has_exitcode && jm->rc_exitcode < 0);
     if (table_killed)
         table = jm->killed_rank;
-    /* a table entry whose own error was a collective timeout names a rank that waited */
-    else if (table >= 0 && (size_t)table < jm->nby && jm->by_rank[table] &&
-             jm->by_rank[table]->timed_out)
-        table = -1;
+    /* without a table: the one local rank the agent saw fail ("failed (exitcode: -9)
+     * local_rank: 3") while it sent the others SIGTERM, or the one srun task that exited
+     * with an error while the others were killed */
+    int launcher = -1;
+    char lwhy[200] = "";
+    if (table < 0 && jm->nagent == 1) {
+        launcher = jm->agent_rank;
+        snprintf(lwhy, sizeof lwhy, "torchelastic's agent saw local rank %d fail (exit code %d) "
+                 "and stopped the others", launcher, jm->agent_code);
+    } else if (table < 0 && jm->nsrun == 1) {
+        launcher = jm->srun_rank;
+        snprintf(lwhy, sizeof lwhy, "srun: task %d exited with code %d; the others were stopped",
+                 launcher, jm->srun_code);
+    }
+    if (launcher >= 0)
+        table = launcher;
+    /* a launcher entry whose own error was a collective timeout names a rank that waited */
+    if (!table_killed && table >= 0 && (size_t)table < jm->nby && jm->by_rank[table] &&
+        jm->by_rank[table]->timed_out)
+        table = launcher = -1;
     int rc;
     rep->culprit = -1;
     const dx_finding *top = rep->nkept ? &rep->f[0] : NULL;
@@ -977,6 +993,10 @@ static int find_culprit(ddx_report *rep)
         snprintf(why, sizeof why, "%zu rank%s reported a watchdog timeout; rank %d, seen in the "
                  "logs, reported none", timed, timed == 1 ? "" : "s", wd);
     }
+    if (wd < 0 && jm->stuck_rank >= 0) {
+        wd = jm->stuck_rank;
+        snprintf(why, sizeof why, "%s", jm->stuck_why);
+    }
     int slow = -1;
     if (top && jm->straggler >= 0 &&
         (!strcmp(top->ref->kind, "perf") || !strcmp(top->ref->kind, "silent")))
@@ -1017,7 +1037,10 @@ static int find_culprit(ddx_report *rep)
         (rc = add_culprit_signal(rep, "rank %d raised its own exception (%s) while the others "
                                  "only saw it fail", exc, jm->by_rank[exc]->first_exception)))
         return rc;
-    if (table >= 0 && table_killed) {
+    if (launcher >= 0) {
+        if ((rc = add_culprit_signal(rep, "launcher: %s", lwhy)))
+            return rc;
+    } else if (table >= 0 && table_killed) {
         if ((rc = add_culprit_signal(rep, "torchelastic: rank %d was killed by SIGKILL (exit code "
                                      "-9); the table's 'first observed failure', rank %d, only "
                                      "exited with an error, likely after losing its peer", table,
@@ -1035,20 +1058,25 @@ static int find_culprit(ddx_report *rep)
         if (rc)
             return rc;
     }
+    /* the reference's own explanation: rank 0 worked alone while the others waited */
+    int zero = top && top->ref->culprit_other == 2 ? 0 : -1;
+    if (zero >= 0 && (rc = add_culprit_signal(rep, "%s: rank 0 does work alone while the "
+                                              "others wait for it", top->ref->id)))
+        return rc;
     int pick = slow >= 0 ? slow : desync >= 0 ? desync : blamed >= 0 ? blamed : root >= 0 ? root
                : fr >= 0 ? fr : coll >= 0 ? coll : stack >= 0 ? stack : wd >= 0 ? wd
-               : stopped >= 0 ? stopped : exc >= 0 ? exc : table;
+               : stopped >= 0 ? stopped : exc >= 0 ? exc : zero >= 0 ? zero : table;
     if (pick < 0)
         return DDX_OK;
     /* a launcher table alone is used only when some finding is reported */
     if (slow < 0 && blamed < 0 && fr < 0 && desync < 0 && coll < 0 && root < 0 && stack < 0 &&
-        wd < 0 && exc < 0 && !rep->nkept)
+        wd < 0 && exc < 0 && zero < 0 && !rep->nkept)
         return DDX_OK;
     /* output that stops early alone is not enough to blame a rank when nothing failed */
     if (pick == stopped && !rep->nkept)
         return DDX_OK;
     rep->culprit = pick;
-    int all[] = {slow, blamed, fr, desync, coll, root, stack, wd, stopped, exc, table};
+    int all[] = {slow, blamed, fr, desync, coll, root, stack, wd, stopped, exc, zero, table};
     int agree = 1;
     for (size_t i = 0; i < DX_ARRAY_LEN(all); i++)
         agree &= all[i] < 0 || all[i] == pick;
@@ -1064,6 +1092,8 @@ static int find_culprit(ddx_report *rep)
              : wd >= 0   ? "the collective timeouts point at this rank"
              : stopped >= 0 ? "its output stops long before the others'"
              : exc >= 0  ? "this rank failed on its own while the others waited"
+             : zero >= 0 ? "the top finding is rank 0 working alone while the others wait"
+             : launcher >= 0 ? "the launcher saw this rank fail first and stopped the others"
                          : "torchelastic names it as the first failure",
              agree ? "; the other signals agree or are silent"
                    : "; other signals disagree (see culprit_signals)");
@@ -1147,6 +1177,18 @@ int ddx_job_diagnose(ddx_job *job, int flags, ddx_report **out, ddx_error *err)
         if (!rc && jm->stuck_rank >= 0) {
             int n = snprintf(v, sizeof v, "%d", jm->stuck_rank);
             rc = dx_facts_set(&rep->facts, "job.stuck_rank", v, (size_t)n, jm->stuck_why, 0);
+        }
+        int lr = jm->nagent == 1 ? jm->agent_rank : jm->nsrun == 1 ? jm->srun_rank : -1;
+        if (!rc && lr >= 0) {
+            int n = snprintf(v, sizeof v, "%d", lr);
+            rc = dx_facts_set(&rep->facts, "job.launcher_failed_rank", v, (size_t)n,
+                              jm->nagent == 1 ? "torchelastic's agent: the one local rank that "
+                              "failed while the others were stopped" : "srun: the one task that "
+                              "exited with an error", 0);
+            n = snprintf(v, sizeof v, "%d", jm->nagent == 1 ? jm->agent_code : jm->srun_code);
+            if (!rc)
+                rc = dx_facts_set(&rep->facts, "job.launcher_exitcode", v, (size_t)n,
+                                  "the launcher's report of that rank", 0);
         }
         if (!rc && jm->coll_rank >= 0)
             rc = dx_facts_set(&rep->facts, "job.collective_mismatch", jm->coll_why,

@@ -22,6 +22,8 @@ void dx_job_model_init(dx_job_model *jm)
     jm->stopped_rank = -1;
     jm->stuck_rank = -1;
     jm->coll_rank = -1;
+    jm->agent_rank = -1;
+    jm->srun_rank = -1;
 }
 
 /* A desync: ranks that timed out at the same collective sequence number in different operations
@@ -202,7 +204,10 @@ enum {
     JX_PROGRESS,
     JX_TQDM_PROGRESS,
     JX_TB_FRAME,
-    JX_MISMATCH
+    JX_MISMATCH,
+    JX_AGENT_FAILED,
+    JX_SRUN_TASK,
+    JX_SPAWN_EXIT
 };
 
 static const dx_signal extractors[] = {
@@ -300,6 +305,21 @@ static const dx_signal extractors[] = {
                      "running collective: CollectiveFingerPrint\\((?:SequenceNumber=\\d+, )?"
                      "OpType=(?<op2>\\w+)",
                      "torch/csrc/distributed/c10d/ProcessGroupWrapper.cpp", 0},
+    /* torchelastic's agent: "failed (exitcode: -9) local_rank: 3 (pid: 180497) of binary" */
+    [JX_AGENT_FAILED] = {"job-agent-failed", DX_ROLE_NOISE, 0,
+                         "failed \\(exitcode: (?<code>-?\\d+)\\) local_rank: (?<rank>\\d+) "
+                         "\\(pid: \\d+\\)",
+                         "torch/distributed/elastic/multiprocessing/api.py", 0},
+    /* Slurm: "srun: error: node12: task 5: Exited with exit code 1" (the others: "Killed") */
+    [JX_SRUN_TASK] = {"job-srun-task", DX_ROLE_NOISE, 0,
+                      "srun: error: \\S+: task (?<rank>\\d+): Exited with exit code (?<code>\\d+)",
+                      "slurm src/srun (task exit report)", 0},
+    /* torch.multiprocessing.spawn: "process 1 terminated with signal SIGKILL" / "process 0
+     * terminated with exit code 1" */
+    [JX_SPAWN_EXIT] = {"job-spawn-exit", DX_ROLE_NOISE, 0,
+                       "ProcessExitedException: process (?<rank>\\d+) terminated with (?:signal "
+                       "(?<sig>SIG[A-Z]+)|exit code (?<code>\\d+))",
+                       "torch/multiprocessing/spawn.py", 0},
 };
 
 size_t dx_job_extractor_count(void) { return DX_ARRAY_LEN(extractors); }
@@ -388,7 +408,9 @@ int dx_job_hit(dx_job_model *jm, size_t i, struct dx_scan *s, int rank, const ch
     switch (i) {
     case JX_WATCHDOG:
     case JX_BLOCKING_WAIT: {
-        long long r = cap_ll(s, "rank", rank);
+        /* "[Rank N]" is the rank within the process group (a pipeline or tensor-parallel
+         * subgroup has its own numbering): the line's prefix or file gives the global rank */
+        long long r = rank >= 0 ? rank : cap_ll(s, "rank", -1);
         dx_rank *x = dx_job_rank(jm, (int)(r >= 0 && r < DX_JOB_MAX_RANK ? r : -1));
         if (!x)
             return DDX_OK;
@@ -513,6 +535,49 @@ int dx_job_hit(dx_job_model *jm, size_t i, struct dx_scan *s, int rank, const ch
     }
     case JX_TB_FRAME:
         return tb_frame(jm, s, rank);
+    case JX_AGENT_FAILED: {
+        int r = (int)cap_ll(s, "rank", -1);
+        if (r >= 0 && r != jm->agent_rank) {
+            if (jm->agent_rank < 0) {
+                jm->agent_rank = r;
+                jm->agent_code = (int)cap_ll(s, "code", 0);
+            }
+            jm->nagent++;
+        }
+        return DDX_OK;
+    }
+    case JX_SPAWN_EXIT: {
+        int r = (int)cap_ll(s, "rank", -1);
+        dx_str sig;
+        int code = (int)cap_ll(s, "code", 1);
+        if (dx_scan_capture(s, "sig", &sig) && sig.n) {
+            static const struct { const char *name; int num; } sigs[] = {
+                {"SIGKILL", 9}, {"SIGSEGV", 11}, {"SIGABRT", 6}, {"SIGBUS", 7}, {"SIGTERM", 15}};
+            code = -1;
+            for (size_t k = 0; k < DX_ARRAY_LEN(sigs); k++)
+                if (strlen(sigs[k].name) == sig.n && !memcmp(sigs[k].name, sig.p, sig.n))
+                    code = -sigs[k].num;
+        }
+        if (r >= 0 && r != jm->agent_rank) {
+            if (jm->agent_rank < 0) {
+                jm->agent_rank = r;
+                jm->agent_code = code;
+            }
+            jm->nagent++;
+        }
+        return DDX_OK;
+    }
+    case JX_SRUN_TASK: {
+        int r = (int)cap_ll(s, "rank", -1);
+        if (r >= 0 && r != jm->srun_rank && cap_ll(s, "code", 0) != 0) {
+            if (jm->srun_rank < 0) {
+                jm->srun_rank = r;
+                jm->srun_code = (int)cap_ll(s, "code", 0);
+            }
+            jm->nsrun++;
+        }
+        return DDX_OK;
+    }
     case JX_MISMATCH:
         for (int k = 1; k <= 2; k++) {
             char rn[4], on[4];
@@ -678,6 +743,28 @@ static void find_stuck(dx_job_model *jm)
             quiet++;
             q = x;
         }
+    }
+    if (timed >= 2 && quiet == 0) {
+        /* a rank that printed nothing at all: the one gap in the timed-out ranks 0..max */
+        int gap = -1, ngap = 0;
+        size_t top = 0;
+        for (size_t r = 0; r < jm->nby; r++)
+            if (jm->by_rank[r])
+                top = r;
+        for (size_t r = 0; r < top; r++)
+            if (!jm->by_rank[r] || !jm->by_rank[r]->lines) {
+                if (!jm->by_rank[r] || !jm->by_rank[r]->timed_out) {
+                    gap = (int)r;
+                    ngap++;
+                }
+            }
+        if (ngap == 1) {
+            jm->stuck_rank = gap;
+            snprintf(jm->stuck_why, sizeof jm->stuck_why,
+                     "%zu ranks timed out waiting in a collective; rank %d, between them, printed "
+                     "nothing at all", timed, gap);
+        }
+        return;
     }
     if (!timed || quiet != 1)
         return;

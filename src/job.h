@@ -59,6 +59,13 @@ typedef struct dx_job_model {
     char *rc_where;           /* "path:line" of its rank line */
     int table_rank;           /* the rank of the table entry being read, -1 none */
     int killed_rank;          /* a table entry killed by SIGKILL (exit code -9), -1 none */
+    int agent_rank;           /* the local rank torchelastic's agent saw fail ("failed (exitcode:
+                                 -9) local_rank: 3"), when it is the only one, else -1 */
+    int agent_code;
+    int nagent;               /* distinct local ranks the agent reported failed */
+    int srun_rank;            /* the one srun task that exited with an error, -1 none */
+    int srun_code;
+    int nsrun;
     int desync_rank;          /* the rank alone in a different collective at one SeqNum, -1 */
     char desync_why[256];     /* "" when no desync was seen */
     int stopped_rank;         /* a rank whose output stops long before the others', -1 none */

@@ -95,8 +95,9 @@ typedef struct dx_ref {
     const char *const *fix; /* the numbered items under "## Fix" */
     size_t nfix;
     const char *body;       /* the Markdown body */
-    int culprit_other;      /* "culprit: other-rank": the ranks printing these lines are
-                               victims; the culprit is another rank */
+    int culprit_other;      /* "culprit: other-rank" (1): the ranks printing these lines are
+                               victims; the culprit is another rank. "rank-zero" (2): victims
+                               too, and the cause itself is rank 0 working alone */
 } dx_ref;
 
 /* ---- the built-in data (kb_data.c, generated) ---- */

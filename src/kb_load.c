@@ -579,8 +579,10 @@ int dx_kb_parse(dx_arena *a, const char *relpath, const char *text, size_t len, 
             const char *cv = scalar(v);
             if (cv && !strcmp(cv, "other-rank"))
                 r->culprit_other = 1;
+            else if (cv && !strcmp(cv, "rank-zero"))
+                r->culprit_other = 2;
             else if (!cv || strcmp(cv, "this-rank") != 0)
-                rc = fail_at(&c, v, "culprit must be this-rank or other-rank, found",
+                rc = fail_at(&c, v, "culprit must be this-rank, other-rank or rank-zero, found",
                              cv ? cv : "?");
         } else if (!strcmp(key, "examples"))
             rc = get_seq(&c, v, key, sizeof(dx_example), parse_example, (void **)&r->examples,
