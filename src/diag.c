@@ -614,7 +614,7 @@ static int score_ref(ddx_report *rep, size_t ri, size_t first_sig, dx_finding *f
             snprintf(fb, sizeof fb, "no %s in the inputs", c->fact);
         /* a condition that fails lowers the candidate; a condition that argues against it
          * (negative weight) counts only when it holds */
-        double w = v ? c->weight : c->weight > 0 ? -c->weight : 0;
+        double w = v ? c->weight : c->weight > 0 && !c->raise_only ? -c->weight : 0;
         if (w == 0)
             continue;
         ctx_sum += w;
@@ -1179,6 +1179,11 @@ int ddx_job_diagnose(ddx_job *job, int flags, ddx_report **out, ddx_error *err)
             rc = dx_facts_set(&rep->facts, "job.stuck_rank", v, (size_t)n, jm->stuck_why, 0);
         }
         int lr = jm->nagent == 1 ? jm->agent_rank : jm->nsrun == 1 ? jm->srun_rank : -1;
+        /* only when that rank's own error is not in the inputs: then its log is what to read */
+        if (lr >= 0 && (size_t)lr < jm->nby && jm->by_rank[lr] &&
+            (jm->by_rank[lr]->first_exception || jm->by_rank[lr]->first_error ||
+             jm->by_rank[lr]->timed_out))
+            lr = -1;
         if (!rc && lr >= 0) {
             int n = snprintf(v, sizeof v, "%d", lr);
             rc = dx_facts_set(&rep->facts, "job.launcher_failed_rank", v, (size_t)n,

@@ -31,6 +31,7 @@ typedef struct dx_cond {
     const char *value;  /* scalar as text: "false", "3", "cpu", ">=0.14,<0.15", a regex */
     double weight;
     const char *says;   /* may be NULL */
+    int raise_only;     /* context: adds its weight when it holds, nothing when it fails */
 } dx_cond;
 
 typedef struct dx_signal {

@@ -285,6 +285,8 @@ static int parse_context(parse_ctx *c, yaml_node_t *m, void *dst)
             rc = get_num(c, v, key, &d->weight);
         else if (!strcmp(key, "says"))
             rc = get_str(c, v, key, &d->says);
+        else if (!strcmp(key, "raise_only"))
+            rc = get_bool(c, v, key, &d->raise_only);
         else if ((rc = cond_key(c, key, v, d, &seen)) == 1)
             return fail_at(c, k, "unknown key in context:", key);
         if (rc)

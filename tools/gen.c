@@ -77,6 +77,7 @@ static void cond(const dx_cond *c)
     cstr(c->value);
     fprintf(out, ", %.17g, ", c->weight);
     cstr(c->says);
+    fprintf(out, ", %d", c->raise_only);
     fputs("}", out);
 }
 

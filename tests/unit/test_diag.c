@@ -535,6 +535,142 @@ static void test_allocation_failures(void **state)
     }
 }
 
+static void test_uneven_inputs_from_progress(void **state)
+{
+    (void)state;
+    /* rank 1 printed the last step of a 4-step loop; rank 0, with 6 steps, timed out */
+    const char *const in[] = {
+        "console.log",
+        "[default1]:[rank 1] step 3/4 loss 1.0\n"
+        "[default1]:[rank 1] step 4/4 loss 0.6\n"
+        "[default0]:[rank 0] step 4/6 loss 4.0\n"
+        "[default0]:RuntimeError: [./gloo/transport/tcp/unbound_buffer.cc:81] Timed out waiting "
+        "5000ms for recv operation to complete\n",
+    };
+    ddx_report *rep = run(DDX_DIAG_ALL, 1, in);
+    assert_non_null(dx_facts_get(&rep->facts, "job.uneven_inputs"));
+    assert_null(dx_facts_get(&rep->facts, "job.stuck_rank"));
+    /* the rank that finished its loop is not stuck, and rank 0 only waited */
+    assert_int_equal(ddx_report_culprit_rank(rep), -1);
+    ddx_report_free(rep);
+}
+
+static void test_stuck_rank_mid_loop(void **state)
+{
+    (void)state;
+    /* the same picture, but rank 1 stopped at step 2 of 6: it is the one the others wait for */
+    const char *const in[] = {
+        "console.log",
+        "[default1]:[rank 1] step 2/6 loss 1.0\n"
+        "[default0]:[rank 0] step 2/6 loss 4.0\n"
+        "[default0]:RuntimeError: [./gloo/transport/tcp/unbound_buffer.cc:81] Timed out waiting "
+        "5000ms for recv operation to complete\n",
+    };
+    ddx_report *rep = run(DDX_DIAG_ALL, 1, in);
+    assert_null(dx_facts_get(&rep->facts, "job.uneven_inputs"));
+    expect_fact(rep, "job.stuck_rank", "1");
+    assert_int_equal(ddx_report_culprit_rank(rep), 1);
+    ddx_report_free(rep);
+}
+
+static void test_stuck_rank_printed_nothing(void **state)
+{
+    (void)state;
+    /* ranks 1, 2 and 3 time out at one collective; rank 0 printed nothing at all */
+    const char *const in[] = {
+        "console.log",
+        "[E ProcessGroupNCCL.cpp:737] [Rank 3] Watchdog caught collective operation timeout: "
+        "WorkNCCL(SeqNum=56693, OpType=BROADCAST, Timeout(ms)=1800000) ran for 1804371 "
+        "milliseconds before timing out.\n"
+        "[E ProcessGroupNCCL.cpp:737] [Rank 2] Watchdog caught collective operation timeout: "
+        "WorkNCCL(SeqNum=56693, OpType=BROADCAST, Timeout(ms)=1800000) ran for 1804371 "
+        "milliseconds before timing out.\n"
+        "[E ProcessGroupNCCL.cpp:737] [Rank 1] Watchdog caught collective operation timeout: "
+        "WorkNCCL(SeqNum=56693, OpType=BROADCAST, Timeout(ms)=1800000) ran for 1804376 "
+        "milliseconds before timing out.\n",
+    };
+    ddx_report *rep = run(DDX_DIAG_ALL, 1, in);
+    expect_fact(rep, "job.stuck_rank", "0");
+    assert_int_equal(ddx_report_culprit_rank(rep), 0);
+    ddx_report_free(rep);
+}
+
+static void test_collective_mismatch_in_tracebacks(void **state)
+{
+    (void)state;
+    /* rank 0 is in all_reduce called from evaluate(); rank 1 waits at a barrier */
+    const char *const in[] = {
+        "console.log",
+        "[default1]:  File \"/home/u/train.py\", line 30, in main\n"
+        "[default1]:  File \"/usr/lib/python3/dist-packages/torch/distributed/distributed_c10d.py\""
+        ", line 3152, in barrier\n"
+        "[default1]:RuntimeError: [./gloo/transport/tcp/unbound_buffer.cc:81] Timed out waiting "
+        "5000ms for recv operation to complete\n"
+        "[default0]:  File \"/home/u/train.py\", line 15, in evaluate\n"
+        "[default0]:  File \"/usr/lib/python3/dist-packages/torch/distributed/distributed_c10d.py\""
+        ", line 1541, in all_reduce\n"
+        "[default0]:RuntimeError: [./gloo/transport/tcp/unbound_buffer.cc:81] Timed out waiting "
+        "5000ms for recv operation to complete\n",
+    };
+    ddx_report *rep = run(DDX_DIAG_ALL, 1, in);
+    expect_fact(rep, "job.eval_collective_rank", "0");
+    const dx_fact *m = dx_facts_get(&rep->facts, "job.collective_mismatch");
+    assert_non_null(m);
+    assert_non_null(strstr(m->value, "all_reduce (called from evaluate)"));
+    assert_int_equal(ddx_report_culprit_rank(rep), 0);
+    ddx_report_free(rep);
+}
+
+static void test_desync_from_fingerprints(void **state)
+{
+    (void)state;
+    /* the reports pair the ranks differently, but only rank 1 runs BROADCAST */
+    const char *const in[] = {
+        "console.log",
+        "[default1]:RuntimeError: Detected mismatch between collectives on ranks. Rank 1 is "
+        "running collective: CollectiveFingerPrint(OpType=BROADCAST, TensorShape=[1]), but Rank 0 "
+        "is running collective: CollectiveFingerPrint(OpType=ALLREDUCE, TensorShape=[161]).\n"
+        "[default2]:RuntimeError: Detected mismatch between collectives on ranks. Rank 2 is "
+        "running collective: CollectiveFingerPrint(SequenceNumber=4, OpType=ALLREDUCE, "
+        "TensorShape=[161]), but Rank 0 is running collective: CollectiveFingerPrint("
+        "SequenceNumber=4, OpType=ALLREDUCE, TensorShape=[161]).\n",
+    };
+    ddx_report *rep = run(DDX_DIAG_ALL, 1, in);
+    const dx_fact *d = dx_facts_get(&rep->facts, "job.desync");
+    assert_non_null(d);
+    assert_non_null(strstr(d->value, "rank 1 running BROADCAST"));
+    ddx_report_free(rep);
+}
+
+static void test_launcher_names_failed_rank(void **state)
+{
+    (void)state;
+    /* the agent saw local rank 3 die with -9 and stopped the others; no traceback of its own */
+    const char *const in[] = {
+        "console.log",
+        "W0613 07:54:19.850000 180275 site-packages/torch/distributed/elastic/multiprocessing/"
+        "api.py:897] Sending process 180494 closing signal SIGTERM\n"
+        "W0613 07:54:19.895000 180275 site-packages/torch/distributed/elastic/multiprocessing/"
+        "api.py:897] Sending process 180495 closing signal SIGTERM\n"
+        "E0613 07:54:22.195000 180275 site-packages/torch/distributed/elastic/multiprocessing/"
+        "api.py:869] failed (exitcode: -9) local_rank: 3 (pid: 180497) of binary: /usr/bin/python3\n",
+    };
+    ddx_report *rep = run(DDX_DIAG_ALL, 1, in);
+    expect_fact(rep, "job.launcher_failed_rank", "3");
+    expect_fact(rep, "job.launcher_exitcode", "-9");
+    ddx_report_free(rep);
+    /* mp.spawn reports the process index */
+    const char *const sp[] = {
+        "console.log",
+        "torch.multiprocessing.spawn.ProcessExitedException: process 1 terminated with signal "
+        "SIGKILL\n",
+    };
+    rep = run(DDX_DIAG_ALL, 1, sp);
+    expect_fact(rep, "job.launcher_failed_rank", "1");
+    expect_fact(rep, "job.launcher_exitcode", "-9");
+    ddx_report_free(rep);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -558,6 +694,12 @@ int main(void)
         cmocka_unit_test(test_rank_output_stops_early),
         cmocka_unit_test(test_stack_dumps),
         cmocka_unit_test(test_allocation_failures),
+        cmocka_unit_test(test_uneven_inputs_from_progress),
+        cmocka_unit_test(test_stuck_rank_mid_loop),
+        cmocka_unit_test(test_stuck_rank_printed_nothing),
+        cmocka_unit_test(test_collective_mismatch_in_tracebacks),
+        cmocka_unit_test(test_desync_from_fingerprints),
+        cmocka_unit_test(test_launcher_names_failed_rank),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
