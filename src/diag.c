@@ -1195,6 +1195,30 @@ int ddx_job_diagnose(ddx_job *job, int flags, ddx_report **out, ddx_error *err)
                 rc = dx_facts_set(&rep->facts, "job.launcher_exitcode", v, (size_t)n,
                                   "the launcher's report of that rank", 0);
         }
+        if (!rc && jm->hang_why[0])
+            rc = dx_facts_set(&rep->facts, "job.hang", jm->hang_why, strlen(jm->hang_why),
+                              "py-spy or faulthandler stack dumps", 0);
+        if (!rc && jm->restarts) {
+            int n = snprintf(v, sizeof v, "%d", jm->restarts);
+            rc = dx_facts_set(&rep->facts, "job.restarts", v, (size_t)n,
+                              "torchelastic's 'will restart worker group' lines", 0);
+        }
+        size_t nhosts = 0;
+        for (size_t a = 0; a < jm->nby; a++) {
+            const dx_rank *x = jm->by_rank[a];
+            if (!x || !x->host[0])
+                continue;
+            int dup = 0;
+            for (size_t b = 0; b < a && !dup; b++)
+                dup = jm->by_rank[b] && !strcmp(jm->by_rank[b]->host, x->host);
+            nhosts += !dup;
+        }
+        if (!rc && nhosts) {
+            int n = snprintf(v, sizeof v, "%zu", nhosts);
+            rc = dx_facts_set(&rep->facts, "job.hosts", v, (size_t)n,
+                              "hosts of the ranks (NCCL Init COMPLETE lines, torchelastic's table)",
+                              0);
+        }
         if (!rc && jm->coll_rank >= 0)
             rc = dx_facts_set(&rep->facts, "job.collective_mismatch", jm->coll_why,
                               strlen(jm->coll_why), "the ranks' tracebacks", 0);

@@ -156,6 +156,7 @@ dx_rank *dx_job_rank(dx_job_model *jm, int r)
         if (!x)
             return NULL;
         x->rank = r;
+        x->cuda_dev = -1;
         x->timeout_seq = -1;
         x->last_completed = -1;
         jm->by_rank[r] = x;
@@ -207,7 +208,10 @@ enum {
     JX_MISMATCH,
     JX_AGENT_FAILED,
     JX_SRUN_TASK,
-    JX_SPAWN_EXIT
+    JX_SPAWN_EXIT,
+    JX_TABLE_HOST,
+    JX_NCCL_INIT,
+    JX_RESTART
 };
 
 static const dx_signal extractors[] = {
@@ -320,6 +324,21 @@ static const dx_signal extractors[] = {
                        "ProcessExitedException: process (?<rank>\\d+) terminated with (?:signal "
                        "(?<sig>SIG[A-Z]+)|exit code (?<code>\\d+))",
                        "torch/multiprocessing/spawn.py", 0},
+    [JX_TABLE_HOST] = {"job-table-host", DX_ROLE_NOISE, 0, "^\\s*host\\s*: (?<host>[\\w.-]+)\\s*$",
+                       "torch/distributed/elastic/multiprocessing/errors/__init__.py", 0},
+    /* NCCL: "node1:1234:1234 [3] NCCL INFO ncclCommInitRank comm 0x55 rank 3 nranks 8 cudaDev 3
+     * nvmlDev 3 busId 1c000 commId 0x.. - Init COMPLETE" (the function name since 2.19) */
+    [JX_NCCL_INIT] = {"job-nccl-init", DX_ROLE_NOISE, 0,
+                      "(?<host>[\\w.-]+):\\d+:\\d+ \\[\\d+\\] NCCL INFO (?:\\w+ )?comm 0x[0-9a-f]+ "
+                      "rank (?<rank>\\d+) nranks (?<n>\\d+) cudaDev (?<dev>\\d+)(?: nvmlDev \\d+)? "
+                      "busId (?<bus>[0-9a-f]+)",
+                      "nccl src/init.cc", 0},
+    /* torchelastic's agent: "[default] Worker group FAILED. 2/3 attempts left; will restart
+     * worker group" */
+    [JX_RESTART] = {"job-restart", DX_ROLE_NOISE, 0,
+                    "Worker group \\w+\\. (?<left>\\d+)/(?<max>\\d+) attempts left; will restart "
+                    "worker group",
+                    "torch/distributed/elastic/agent/server/api.py", 0},
 };
 
 size_t dx_job_extractor_count(void) { return DX_ARRAY_LEN(extractors); }
@@ -438,8 +457,41 @@ int dx_job_hit(dx_job_model *jm, size_t i, struct dx_scan *s, int rank, const ch
     case JX_ROOT_CAUSE:
         jm->rc_lines_left = 8;
         return DDX_OK;
+    case JX_TABLE_HOST: {
+        dx_str h;
+        if (dx_scan_capture(s, "host", &h))
+            snprintf(jm->table_host, sizeof jm->table_host, "%.*s", (int)h.n, h.p);
+        return DDX_OK;
+    }
+    case JX_NCCL_INIT: {
+        int n = (int)cap_ll(s, "n", -1);
+        if (n > jm->nccl_nranks)
+            jm->nccl_nranks = n;
+        /* the rank in the line is the rank within that communicator: trust it only for the
+         * largest one (the world), else use the rank the line's prefix or file gives */
+        int r = rank >= 0 ? rank : n == jm->nccl_nranks ? (int)cap_ll(s, "rank", -1) : -1;
+        dx_rank *x = dx_job_rank(jm, r);
+        dx_str h, bus;
+        if (!x || x->host[0] || !dx_scan_capture(s, "host", &h))
+            return DDX_OK;
+        snprintf(x->host, sizeof x->host, "%.*s", (int)h.n, h.p);
+        x->cuda_dev = (int)cap_ll(s, "dev", -1);
+        if (dx_scan_capture(s, "bus", &bus))
+            snprintf(x->bus_id, sizeof x->bus_id, "%.*s", (int)bus.n, bus.p);
+        return DDX_OK;
+    }
+    case JX_RESTART:
+        jm->restarts++;
+        jm->max_restarts = (int)cap_ll(s, "max", 0);
+        return DDX_OK;
     case JX_TABLE_RANK:
         jm->table_rank = (int)cap_ll(s, "rank", -1);
+        if (jm->table_host[0] && jm->table_rank >= 0) {
+            dx_rank *x = dx_job_rank(jm, jm->table_rank);
+            if (x && !x->host[0])
+                snprintf(x->host, sizeof x->host, "%s", jm->table_host);
+            jm->table_host[0] = '\0';
+        }
         if (jm->rc_lines_left > 0 && jm->rc_rank < 0) {
             jm->rc_rank = (int)cap_ll(s, "rank", -1);
             char buf[512];
@@ -668,6 +720,13 @@ static void find_stack_outlier(dx_job_model *jm)
     }
     if (dumped >= 2 && noutside == 1 && waiting == dumped - 1)
         jm->stack_rank = outside;
+    int failed = 0;
+    for (size_t r = 0; r < jm->nby && !failed; r++)
+        failed = jm->by_rank[r] && (jm->by_rank[r]->first_exception || jm->by_rank[r]->timed_out);
+    if (waiting && !failed)
+        snprintf(jm->hang_why, sizeof jm->hang_why,
+                 "%zu of %zu dumped rank%s wait%s in a collective and no rank failed or timed out",
+                 waiting, dumped, dumped == 1 ? "" : "s", waiting == 1 ? "s" : "");
 }
 
 /* Per-rank output that stops early: one rank's last timestamped line at least two minutes
@@ -900,5 +959,10 @@ void dx_job_finish(dx_job_model *jm)
                 }
             }
         }
+    }
+    if (jm->straggler >= 0 && jm->by_rank[jm->straggler]->host[0]) {
+        size_t n = strlen(jm->straggler_why);
+        snprintf(jm->straggler_why + n, sizeof jm->straggler_why - n, " (on %s)",
+                 jm->by_rank[jm->straggler]->host);
     }
 }

@@ -43,7 +43,11 @@ typedef struct dx_rank {
     char *coll;               /* the collective its first traceback through distributed_c10d
                                  waits in ("all_reduce"), and the frame that called it */
     char *coll_caller;
-    char fp_op[24];           /* its operation in "Detected mismatch between collectives" lines */
+    char fp_op[24];
+    char host[64];            /* from NCCL's Init COMPLETE line or torchelastic's table */
+    int cuda_dev;             /* -1 unknown */
+    char bus_id[20];
+    long long prog_step;      /* (unused) */           /* its operation in "Detected mismatch between collectives" lines */
     int slow;                 /* flagged as a straggler */
     int stopped;              /* its output stopped long before the other ranks' */
 } dx_rank;
@@ -63,6 +67,10 @@ typedef struct dx_job_model {
                                  -9) local_rank: 3"), when it is the only one, else -1 */
     int agent_code;
     int nagent;               /* distinct local ranks the agent reported failed */
+    char table_host[64];      /* the "host :" line of the table entry being read */
+    int nccl_nranks;          /* the largest communicator seen in Init COMPLETE lines */
+    int restarts;             /* torchelastic "will restart worker group" lines */
+    int max_restarts;
     int srun_rank;            /* the one srun task that exited with an error, -1 none */
     int srun_code;
     int nsrun;
@@ -77,6 +85,8 @@ typedef struct dx_job_model {
     int stuck_rank;           /* the one rank that neither finished, failed nor timed out while
                                  the others timed out waiting, -1 none */
     char stuck_why[256];
+    char hang_why[200];       /* stack dumps show ranks waiting in collectives and no rank
+                                 failed: a hang ("" when not) */
     int coll_rank;            /* the rank alone in a different collective in the tracebacks */
     int eval_coll;            /* ... called from an evaluation function */
     char coll_why[300];

@@ -209,6 +209,13 @@ int ddx_report_write_json(const ddx_report *rep, FILE *out, ddx_error *err)
         char buf[64];
         json_object_set_new(o, "rank", json_integer(x->rank));
         json_object_set_new(o, "state", json_string(rank_state(rep, x)));
+        json_object_set_new(o, "host", x->host[0] ? json_string(x->host) : json_null());
+        json_object_set_new(o, "cuda_dev", x->cuda_dev >= 0 ? json_integer(x->cuda_dev)
+                                                            : json_null());
+        json_object_set_new(o, "bus_id", x->bus_id[0] ? json_string(x->bus_id) : json_null());
+        json_object_set_new(o, "progress", x->has_prog ? json_pack("[I,I]", (json_int_t)x->prog_n,
+                                                                    (json_int_t)x->prog_m)
+                                                       : json_null());
         json_object_set_new(o, "lines", json_integer((json_int_t)x->lines));
         if (x->has_time) {
             dx_time_format(&x->last_time, buf, sizeof buf);
@@ -470,9 +477,17 @@ int ddx_report_write_text(const ddx_report *rep, int flags, FILE *out, ddx_error
             if (x->has_time)
                 dx_time_format(&x->last_time, t, sizeof t);
             fprintf(out, "  %5d  %-9s  last seen %s", x->rank, rank_state(rep, x), t);
-            if (x->timed_out)
+            if (x->host[0])
+                fprintf(out, "  on %s", x->host);
+            if (x->cuda_dev >= 0)
+                fprintf(out, " gpu %d", x->cuda_dev);
+            if (x->has_prog)
+                fprintf(out, "  step %lld/%lld", x->prog_n, x->prog_m);
+            if (x->timed_out && x->timeout_seq >= 0)
                 fprintf(out, "  in %s #%lld", x->timeout_op[0] ? x->timeout_op : "collective",
                         x->timeout_seq);
+            else if (x->timed_out)
+                fprintf(out, "  in %s", x->timeout_op[0] ? x->timeout_op : "a collective");
             if (x->has_last_completed)
                 fprintf(out, "  last completed %lld", x->last_completed);
             if (x->step_median[0] > 0)

@@ -511,6 +511,39 @@ static void test_stack_dumps(void **state)
                         "all_reduce (torch/distributed/distributed_c10d.py:2050)");
     assert_string_equal(rep->job.by_rank[2]->waits_in, "__getitem__ (/data/loader.py:41)");
     assert_int_equal(rep->job.stack_rank, 2);
+    /* nothing failed: the dumps alone make it a hang, and rank 2 the one to look at */
+    assert_non_null(dx_facts_get(&rep->facts, "job.hang"));
+    assert_int_equal(ddx_report_culprit_rank(rep), 2);
+    ddx_report_free(rep);
+}
+
+static void test_hosts_and_restarts(void **state)
+{
+    (void)state;
+    /* NCCL names host, GPU and bus per rank (the world communicator's ranks; a 2-rank subgroup's
+     * "rank 0" is not global rank 0); torchelastic's table names the host of its entry */
+    const char *const in[] = {
+        "console.log",
+        "node1:1234:1234 [3] NCCL INFO ncclCommInitRank comm 0x55aa rank 3 nranks 8 cudaDev 3 "
+        "nvmlDev 3 busId 1c000 commId 0x1234 - Init COMPLETE\n"
+        "node2:99:99 [0] NCCL INFO comm 0x7f rank 0 nranks 2 cudaDev 0 busId 1b000 - Init "
+        "COMPLETE\n"
+        "[default] Worker group FAILED. 2/3 attempts left; will restart worker group\n"
+        "Root Cause (first observed failure):\n"
+        "[0]:\n"
+        "  time      : 2024-05-01_12:00:00\n"
+        "  host      : node7\n"
+        "  rank      : 5 (local_rank: 1)\n"
+        "  exitcode  : 1 (pid: 77)\n",
+    };
+    ddx_report *rep = run(DDX_DIAG_ALL, 1, in);
+    assert_string_equal(rep->job.by_rank[3]->host, "node1");
+    assert_int_equal(rep->job.by_rank[3]->cuda_dev, 3);
+    assert_string_equal(rep->job.by_rank[3]->bus_id, "1c000");
+    assert_true(rep->job.nby <= 0 || !rep->job.by_rank[0] || !rep->job.by_rank[0]->host[0]);
+    assert_string_equal(rep->job.by_rank[5]->host, "node7");
+    expect_fact(rep, "job.restarts", "1");
+    expect_fact(rep, "job.hosts", "2");
     ddx_report_free(rep);
 }
 
@@ -700,6 +733,7 @@ int main(void)
         cmocka_unit_test(test_collective_mismatch_in_tracebacks),
         cmocka_unit_test(test_desync_from_fingerprints),
         cmocka_unit_test(test_launcher_names_failed_rank),
+        cmocka_unit_test(test_hosts_and_restarts),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
