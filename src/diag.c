@@ -1178,7 +1178,12 @@ int ddx_job_diagnose(ddx_job *job, int flags, ddx_report **out, ddx_error *err)
             int n = snprintf(v, sizeof v, "%d", jm->stuck_rank);
             rc = dx_facts_set(&rep->facts, "job.stuck_rank", v, (size_t)n, jm->stuck_why, 0);
         }
-        int lr = jm->nagent == 1 ? jm->agent_rank : jm->nsrun == 1 ? jm->srun_rank : -1;
+        /* the agent's report counts when it stopped other workers (a multi-process job) */
+        int lr = jm->nagent == 1 && (jm->closing || jm->spawn_seen) ? jm->agent_rank
+                 : jm->nsrun == 1 ? jm->srun_rank : -1;
+        /* an exception printed without a rank is most likely that rank's own error */
+        if (jm->unranked_exc)
+            lr = -1;
         /* only when that rank's own error is not in the inputs: then its log is what to read */
         if (lr >= 0 && (size_t)lr < jm->nby && jm->by_rank[lr] &&
             (jm->by_rank[lr]->first_exception || jm->by_rank[lr]->first_error ||

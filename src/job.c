@@ -211,7 +211,8 @@ enum {
     JX_SPAWN_EXIT,
     JX_TABLE_HOST,
     JX_NCCL_INIT,
-    JX_RESTART
+    JX_RESTART,
+    JX_CLOSING
 };
 
 static const dx_signal extractors[] = {
@@ -229,13 +230,13 @@ static const dx_signal extractors[] = {
                            "torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp", 0},
     /* torchelastic's ChildFailedError table */
     [JX_ROOT_CAUSE] = {"job-root-cause", DX_ROLE_NOISE, 0,
-                       "Root Cause \\(first observed failure\\):",
+                       "Root Cause \\(first observed failure\\) ?:",
                        "torch/distributed/elastic/multiprocessing/errors/__init__.py", 0},
     [JX_TABLE_RANK] = {"job-table-rank", DX_ROLE_NOISE, 0,
-                       "^\\s*rank\\s*: (?<rank>\\d+) \\(local_rank: \\d+\\)",
+                       "(?:^\\s*|\\b)rank\\s*:? ?(?<rank>\\d+) \\(local[_ ]rank: \\d+\\)",
                        "torch/distributed/elastic/multiprocessing/errors/__init__.py", 0},
     [JX_TABLE_EXITCODE] = {"job-table-exitcode", DX_ROLE_NOISE, 0,
-                           "^\\s*exitcode\\s*: (?<code>-?\\d+) \\(pid",
+                           "(?:^\\s*|\\))exitcode\\s*: (?<code>-?\\d+) \\(pid",
                            "torch/distributed/elastic/multiprocessing/errors/__init__.py", 0},
     /* gloo's own timeout (third_party/gloo/gloo/transport/tcp/unbound_buffer.cc) */
     [JX_GLOO_TIMEOUT] = {"job-gloo-timeout", DX_ROLE_NOISE, 0,
@@ -339,6 +340,9 @@ static const dx_signal extractors[] = {
                     "Worker group \\w+\\. (?<left>\\d+)/(?<max>\\d+) attempts left; will restart "
                     "worker group",
                     "torch/distributed/elastic/agent/server/api.py", 0},
+    [JX_CLOSING] = {"job-closing-signal", DX_ROLE_NOISE, 0,
+                    "Sending process \\d+ closing signal SIG[A-Z]+",
+                    "torch/distributed/elastic/multiprocessing/api.py", 0},
 };
 
 size_t dx_job_extractor_count(void) { return DX_ARRAY_LEN(extractors); }
@@ -480,12 +484,20 @@ int dx_job_hit(dx_job_model *jm, size_t i, struct dx_scan *s, int rank, const ch
             snprintf(x->bus_id, sizeof x->bus_id, "%.*s", (int)bus.n, bus.p);
         return DDX_OK;
     }
+    case JX_CLOSING:
+        jm->closing++;
+        return DDX_OK;
     case JX_RESTART:
         jm->restarts++;
         jm->max_restarts = (int)cap_ll(s, "max", 0);
         return DDX_OK;
     case JX_TABLE_RANK:
         jm->table_rank = (int)cap_ll(s, "rank", -1);
+        if (jm->table_rank >= 0) {
+            dx_rank *t = dx_job_rank(jm, jm->table_rank);
+            if (t)
+                t->in_table = 1;
+        }
         if (jm->table_host[0] && jm->table_rank >= 0) {
             dx_rank *x = dx_job_rank(jm, jm->table_rank);
             if (x && !x->host[0])
@@ -519,6 +531,18 @@ int dx_job_hit(dx_job_model *jm, size_t i, struct dx_scan *s, int rank, const ch
         return DDX_OK;
     }
     case JX_EXCEPTION: {
+        dx_str exc;
+        /* the launchers' own exceptions report a child's failure, they are not one */
+        static const char *const launcher_exc[] = {"ChildFailedError", "ProcessExitedException",
+                                                   "CalledProcessError"};
+        int launcher = 0;
+        if (dx_scan_capture(s, "exc", &exc))
+            for (size_t k = 0; k < DX_ARRAY_LEN(launcher_exc) && !launcher; k++) {
+                size_t n = strlen(launcher_exc[k]);
+                launcher = exc.n >= n && !memcmp(exc.p + exc.n - n, launcher_exc[k], n);
+            }
+        if (rank < 0 && !launcher)
+            jm->unranked_exc++;
         dx_rank *x = dx_job_rank(jm, rank);
         if (x && !x->first_exception) {
             size_t n = len > 200 ? 200 : len;
@@ -600,6 +624,7 @@ int dx_job_hit(dx_job_model *jm, size_t i, struct dx_scan *s, int rank, const ch
     }
     case JX_SPAWN_EXIT: {
         int r = (int)cap_ll(s, "rank", -1);
+        jm->spawn_seen = 1;
         dx_str sig;
         int code = (int)cap_ll(s, "code", 1);
         if (dx_scan_capture(s, "sig", &sig) && sig.n) {
@@ -790,20 +815,25 @@ static void find_uneven(dx_job_model *jm)
  * logs, printed no timeout, no error and had not finished its loop: the others wait for it. */
 static void find_stuck(dx_job_model *jm)
 {
-    size_t timed = 0, quiet = 0;
+    size_t timed = 0, quiet = 0, failed = 0, rooted = 0;
     const dx_rank *q = NULL;
     for (size_t r = 0; r < jm->nby; r++) {
         const dx_rank *x = jm->by_rank[r];
         if (!x)
             continue;
+        rooted += x->first_error != NULL;
         if (x->timed_out)
             timed++;
+        else if (x->in_table)
+            failed++;
         else if (!x->first_error && !x->first_exception && !finished(x)) {
             quiet++;
             q = x;
         }
     }
-    if (timed >= 2 && quiet == 0) {
+    /* (ranks the launcher's table lists as failed count here too, unless some rank printed a
+     * root failure of its own, which then explains the table) */
+    if (timed + (rooted ? 0 : failed) >= 2 && quiet == 0) {
         /* a rank that printed nothing at all: the one gap in the timed-out ranks 0..max */
         int gap = -1, ngap = 0;
         size_t top = 0;
@@ -812,7 +842,7 @@ static void find_stuck(dx_job_model *jm)
                 top = r;
         for (size_t r = 0; r < top; r++)
             if (!jm->by_rank[r] || !jm->by_rank[r]->lines) {
-                if (!jm->by_rank[r] || !jm->by_rank[r]->timed_out) {
+                if (!jm->by_rank[r] || !(jm->by_rank[r]->timed_out || jm->by_rank[r]->in_table)) {
                     gap = (int)r;
                     ngap++;
                 }
@@ -820,8 +850,8 @@ static void find_stuck(dx_job_model *jm)
         if (ngap == 1) {
             jm->stuck_rank = gap;
             snprintf(jm->stuck_why, sizeof jm->stuck_why,
-                     "%zu ranks timed out waiting in a collective; rank %d, between them, printed "
-                     "nothing at all", timed, gap);
+                     "%zu ranks timed out or failed; rank %d, between them, printed nothing and "
+                     "did not fail", timed + failed, gap);
         }
         return;
     }

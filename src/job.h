@@ -46,6 +46,7 @@ typedef struct dx_rank {
     char fp_op[24];
     char host[64];            /* from NCCL's Init COMPLETE line or torchelastic's table */
     int cuda_dev;             /* -1 unknown */
+    int in_table;             /* listed as failed in torchelastic's ChildFailedError table */
     char bus_id[20];
     long long prog_step;      /* (unused) */           /* its operation in "Detected mismatch between collectives" lines */
     int slow;                 /* flagged as a straggler */
@@ -67,6 +68,9 @@ typedef struct dx_job_model {
                                  -9) local_rank: 3"), when it is the only one, else -1 */
     int agent_code;
     int nagent;               /* distinct local ranks the agent reported failed */
+    int spawn_seen;           /* the failure came from torch.multiprocessing.spawn */
+    int closing;              /* the agent's "Sending process N closing signal" lines */
+    int unranked_exc;         /* exception lines not attributed to any rank */
     char table_host[64];      /* the "host :" line of the table entry being read */
     int nccl_nranks;          /* the largest communicator seen in Init COMPLETE lines */
     int restarts;             /* torchelastic "will restart worker group" lines */

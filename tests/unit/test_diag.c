@@ -704,6 +704,35 @@ static void test_launcher_names_failed_rank(void **state)
     ddx_report_free(rep);
 }
 
+static void test_table_lists_all_but_one(void **state)
+{
+    (void)state;
+    /* torchelastic's table lists ranks 1, 2 and 3 as failed (no error files); rank 0 is
+     * neither listed nor printed anything: it is the one that did not fail, i.e. was stuck */
+    const char *const in[] = {
+        "console.log",
+        "Failures:\n[1]:\n  time      : 2024-05-01_12:00:00\n  host      : n1\n"
+        "  rank      : 2 (local_rank: 2)\n  exitcode  : 1 (pid: 12)\n"
+        "[2]:\n  time      : 2024-05-01_12:00:00\n  host      : n1\n"
+        "  rank      : 3 (local_rank: 3)\n  exitcode  : 1 (pid: 13)\n"
+        "Root Cause (first observed failure):\n[0]:\n  time      : 2024-05-01_12:00:00\n"
+        "  host      : n1\n  rank      : 1 (local_rank: 1)\n  exitcode  : 1 (pid: 11)\n",
+    };
+    ddx_report *rep = run(DDX_DIAG_ALL, 1, in);
+    expect_fact(rep, "job.stuck_rank", "0");
+    ddx_report_free(rep);
+    /* a table pasted without its line breaks still names the killed rank */
+    const char *const flat[] = {
+        "console.log",
+        "Root Cause (first observed failure) :\n[0]:\n"
+        "rank2 (local rank: 2)exitcode: -9 (pid: 36071)error file: <N/A>\n",
+    };
+    rep = run(DDX_DIAG_ALL, 1, flat);
+    assert_int_equal(rep->job.rc_rank, 2);
+    assert_int_equal(rep->job.killed_rank, 2);
+    ddx_report_free(rep);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -734,6 +763,7 @@ int main(void)
         cmocka_unit_test(test_desync_from_fingerprints),
         cmocka_unit_test(test_launcher_names_failed_rank),
         cmocka_unit_test(test_hosts_and_restarts),
+        cmocka_unit_test(test_table_lists_all_but_one),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
