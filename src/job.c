@@ -212,7 +212,8 @@ enum {
     JX_TABLE_HOST,
     JX_NCCL_INIT,
     JX_RESTART,
-    JX_CLOSING
+    JX_CLOSING,
+    JX_WATCHDOG_LOOSE
 };
 
 static const dx_signal extractors[] = {
@@ -343,6 +344,12 @@ static const dx_signal extractors[] = {
     [JX_CLOSING] = {"job-closing-signal", DX_ROLE_NOISE, 0,
                     "Sending process \\d+ closing signal SIG[A-Z]+",
                     "torch/distributed/elastic/multiprocessing/api.py", 0},
+    /* the watchdog line with other output interleaved into its first words (ranks writing to
+     * one console): the work description after "...ion timeout: " is still intact */
+    [JX_WATCHDOG_LOOSE] = {"job-watchdog-timeout-loose", DX_ROLE_NOISE, 0,
+                           "ion timeout: Work\\w*\\((?:SeqNum=(?<seq>\\d+), )?OpType=(?<op>\\w+)"
+                           "(?:, NumelIn=(?<numel>\\d+))?",
+                           "torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp", 0},
 };
 
 size_t dx_job_extractor_count(void) { return DX_ARRAY_LEN(extractors); }
@@ -430,6 +437,7 @@ int dx_job_hit(dx_job_model *jm, size_t i, struct dx_scan *s, int rank, const ch
 {
     switch (i) {
     case JX_WATCHDOG:
+    case JX_WATCHDOG_LOOSE:
     case JX_BLOCKING_WAIT: {
         /* "[Rank N]" is the rank within the process group (a pipeline or tensor-parallel
          * subgroup has its own numbering): the line's prefix or file gives the global rank */
