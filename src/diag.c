@@ -1101,6 +1101,98 @@ static int find_culprit(ddx_report *rep)
     return rep->culprit_why ? DDX_OK : DDX_ENOMEM;
 }
 
+/* ==== configuration sanity ================================================================ */
+
+static long long fact_int(const dx_facts *f, const char *name, const dx_fact **src)
+{
+    const dx_fact *x = dx_facts_get(f, name);
+    if (src)
+        *src = x;
+    if (!x || !x->value[0])
+        return -1;
+    char *end;
+    long long v = strtoll(x->value, &end, 10);
+    return *end || v < 0 ? -1 : v;
+}
+
+static const char *fact_where(const dx_fact *x, char *buf, size_t cap)
+{
+    if (!x)
+        return "";
+    if (x->line)
+        snprintf(buf, cap, "%s:%llu", x->path, (unsigned long long)x->line);
+    else
+        snprintf(buf, cap, "%s", x->path);
+    return buf;
+}
+
+/* Facts that prove a known failure before any log line does: DeepSpeed's batch arithmetic
+ * (train_batch_size must equal micro batch x accumulation x world size) and Megatron's sequence
+ * parallelism without tensor parallelism. Each becomes a fact references take as context. */
+static int derive_sanity(dx_facts *f)
+{
+    const dx_fact *ft, *fm, *fg, *fw;
+    long long tb = fact_int(f, "deepspeed.train_batch_size", &ft);
+    long long mb = fact_int(f, "deepspeed.train_micro_batch_size_per_gpu", &fm);
+    long long gas = fact_int(f, "deepspeed.gradient_accumulation_steps", &fg);
+    long long ws = fact_int(f, "job.world_size", &fw);
+    if (ws < 0) {
+        long long np = fact_int(f, "launcher.nproc_per_node", &fw);
+        const dx_fact *fn;
+        long long nn = fact_int(f, "launcher.nnodes", &fn);
+        ws = np > 0 ? np * (nn > 0 ? nn : 1) : -1;
+    }
+    char v[300], w1[200], w2[200];
+    int rc = DDX_OK;
+    if (tb > 0 && mb > 0 && !dx_facts_get(f, "deepspeed.batch_arithmetic")) {
+        long long g = gas > 0 ? gas : 1;
+        int n = 0;
+        if (gas > 0 && ws > 0 && tb != mb * g * ws)
+            n = snprintf(v, sizeof v, "train_batch_size %lld != %lld (micro) x %lld (accumulation) "
+                         "x %lld (world size) = %lld", tb, mb, g, ws, mb * g * ws);
+        else if (gas > 0 && tb % (mb * g))
+            n = snprintf(v, sizeof v, "train_batch_size %lld is not a multiple of %lld (micro) x "
+                         "%lld (accumulation): no world size fits", tb, mb, g);
+        if (n > 0) {
+            /* (copied first: setting a fact may move the others) */
+            snprintf(w1, sizeof w1, "%s", ft->path);
+            rc = dx_facts_set(f, "deepspeed.batch_arithmetic", v, (size_t)n, w1, ft->line);
+        }
+    }
+    /* ZeRO-Offload with the script's own optimizer: DeepSpeed 0.8.3+ refuses it unless
+     * zero_force_ds_cpu_optimizer is false */
+    const dx_fact *oo = dx_facts_get(f, "deepspeed.offload_optimizer");
+    const dx_fact *opt = dx_facts_get(f, "deepspeed.optimizer");
+    const dx_fact *force = dx_facts_get(f, "deepspeed.zero_force_ds_cpu_optimizer");
+    if (!rc && oo && opt && !strcmp(opt->value, "client") &&
+        (!strcmp(oo->value, "cpu") || !strcmp(oo->value, "nvme")) &&
+        !(force && !strcmp(force->value, "false")) &&
+        !dx_facts_get(f, "deepspeed.offload_client_optimizer")) {
+        int n = snprintf(v, sizeof v, "offload_optimizer is %s and the DeepSpeed config names no "
+                         "optimizer, so the training script's own optimizer is offloaded",
+                         oo->value);
+        uint64_t line = oo->line;
+        snprintf(w1, sizeof w1, "%s", oo->path);
+        rc = dx_facts_set(f, "deepspeed.offload_client_optimizer", v, (size_t)n, w1, line);
+    }
+    const dx_fact *sp = dx_facts_get(f, "megatron.sequence_parallel");
+    const dx_fact *tp;
+    long long tps = fact_int(f, "megatron.tensor_model_parallel_size", &tp);
+    if (!rc && sp && tps == 1 && !dx_facts_get(f, "megatron.sp_without_tp")) {
+        int want = 0;
+        if (!strcmp(sp->value, "true") || !strcmp(sp->value, "True"))
+            want = 1;
+        if (want) {
+            int n = snprintf(v, sizeof v, "sequence_parallel is on with tensor_model_parallel_size 1 "
+                             "(from %s)", fact_where(tp, w1, sizeof w1));
+            uint64_t line = sp->line;
+            snprintf(w2, sizeof w2, "%s", sp->path);
+            rc = dx_facts_set(f, "megatron.sp_without_tp", v, (size_t)n, w2, line);
+        }
+    }
+    return rc;
+}
+
 /* ==== the entry point ====================================================================== */
 
 int ddx_job_diagnose(ddx_job *job, int flags, ddx_report **out, ddx_error *err)
@@ -1251,7 +1343,7 @@ int ddx_job_diagnose(ddx_job *job, int flags, ddx_report **out, ddx_error *err)
             goto fail;
         }
     }
-    if ((rc = dx_facts_derive(&rep->facts))) {
+    if ((rc = dx_facts_derive(&rep->facts)) || (rc = derive_sanity(&rep->facts))) {
         dx_err(err, rc, "out of memory");
         goto fail;
     }

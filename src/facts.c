@@ -267,37 +267,63 @@ int dx_cond_eval(const dx_cond *c, dx_facts *f, dx_fact **used)
 /* Each row: an id, a pattern with named captures, the fact it sets and where the value comes
  * from. In `fact`, "{pkg}" and "{name}" are replaced by those captures (package names are
  * normalised: lower case, '-' as '_', a few aliases); the value is the capture "v", or `value`
- * when the row only tests presence. docs/facts.md lists them. */
+ * when the row only tests presence or builds the value from captures ("{maj}.{min}").
+ * docs/facts.md lists them. */
 typedef struct extractor {
     dx_signal sig;
     const char *fact;
-    const char *value; /* fixed value, or NULL to take the capture "v" */
+    const char *value; /* fixed value or template, or NULL to take the capture "v" */
 } extractor;
 
 #define PKGS "torch|deepspeed|transformers|accelerate|peft|trl|bitsandbytes|flash[-_]attn|" \
              "jax|jaxlib|ray|megatron[-_]core|vllm|apex|triton|nvidia[-_]nccl[-_]cu\\d+|" \
-             "xformers|torchvision|lightning|pytorch[-_]lightning|numpy"
+             "xformers|torchvision|lightning|pytorch[-_]lightning|pytorch|python|numpy"
 #define VER "(?<v>\\d+(?:\\.\\w+)+(?:\\+[\\w.]+)?)"
 #define ROW(id_, pat, fact_) {{id_, DX_ROLE_NOISE, 0, pat, NULL, 0}, fact_, NULL}
 #define HAS(id_, pat, fact_) {{id_, DX_ROLE_NOISE, 0, pat, NULL, 0}, fact_, "true"}
+#define VAL(id_, pat, fact_, value_) {{id_, DX_ROLE_NOISE, 0, pat, NULL, 0}, fact_, value_}
+/* variables of environment dumps that give env.NAME facts */
+#define ENVNAMES "(?:NCCL|TORCH|CUDA|MASTER|SLURM|PYTORCH|OMP|DS|ACCELERATE)_\\w+|WORLD_SIZE|" \
+                 "LOCAL_RANK|RANK|LOCAL_WORLD_SIZE"
+/* NCCL's "comm 0x.. rank R nranks N cudaDev D [nvmlDev D] busId B [commId 0x..] - Init COMPLETE"
+ * after the "host:pid:tid [dev]" prefix (2.7 to 2.28; later releases add nvmlDev and commId,
+ * and from 2.21 the caller, "ncclCommInitRank", "ncclCommInitRankConfig", ..., comes first).
+ * "ncclCommSplit" / "ncclCommShrink" lines number ranks within the new group: not these. */
+#define NCCL_INIT "(?:^|[ \\t:\\]])(?<host>[\\w.-]+):\\d+:\\d+ \\[\\d+\\] NCCL INFO " \
+                  "(?:ncclCommInit\\w* )?comm 0x[0-9a-f]+ rank (?<r>\\d+) nranks (?<n>\\d+) " \
+                  "cudaDev (?<dev>\\d+) (?:nvmlDev \\d+ )?busId (?<bus>[0-9a-f]+) .*Init COMPLETE"
+/* launcher flags, on the launcher's line or on a continuation line of a multi-line command */
+#define LAUNCH_LINE(l) "(?:(?:" l ")\\b.*[ \\t]|^[ \\t]*)"
 
 static const extractor extractors[] = {
     /* pip freeze "torch==2.1.0", pip list "torch   2.1.0", conda list "torch  2.1.0  py3.10_cuda12.1_0
      * pytorch", collect_env "[pip3] torch==2.1.0" / "[conda] torch 2.1.0 ..." */
     ROW("pip-package", "^(?:\\[(?:pip3?|conda)\\] )?(?<pkg>" PKGS ")(?:==| +)" VER "(?:\\s|$)",
         "{pkg}.version"),
+    /* Lightning's bug-report environment: "\t- torch:             1.12.1" */
+    ROW("lightning-env", "^[ \\t]+- (?<pkg>" PKGS "): +" VER "(?:[ \\t\\r]|$)", "{pkg}.version"),
     /* python -m torch.utils.collect_env */
     ROW("collect-env-torch", "^PyTorch version: " VER, "torch.version"),
     ROW("collect-env-cuda", "^CUDA used to build PyTorch: (?<v>\\d+\\.\\d+)", "cuda.version"),
     ROW("collect-env-driver", "^Nvidia driver version: (?<v>\\d+(?:\\.\\d+)+)",
         "cuda.driver_version"),
     ROW("collect-env-python", "^Python version: (?<v>\\d+\\.\\d+\\.\\d+)", "python.version"),
-    ROW("collect-env-gpu", "^GPU 0: (?<v>NVIDIA [^(\\r\\n]+?)(?: \\(UUID.*)?$", "gpu.model"),
+    ROW("collect-env-gpu", "^(?:GPU models and configuration: )?GPU 0: "
+        "(?<v>(?:NVIDIA|Tesla|Quadro|GeForce|TITAN) [^(\\r\\n]+?)(?: \\(UUID.*)?$", "gpu.model"),
     /* transformers-cli env / accelerate env */
-    ROW("hf-env-version", "^- `?(?<pkg>[Tt]ransformers|[Aa]ccelerate|PEFT|TRL)`? version: " VER,
+    ROW("hf-env-version",
+        "^- `?(?<pkg>[Tt]ransformers|[Aa]ccelerate|PEFT|TRL|DeepSpeed)`? version: " VER,
         "{pkg}.version"),
     ROW("hf-env-torch", "^- PyTorch version \\(GPU\\?\\): " VER, "torch.version"),
     ROW("hf-env-python", "^- Python version: (?<v>\\d+\\.\\d+\\.\\d+)", "python.version"),
+    ROW("hf-env-gpu", "^- GPU type: (?<v>\\S.*?)[ \\t\\r]*$", "gpu.model"),
+    /* accelerate env's "- `Accelerate` default config:" block */
+    ROW("acc-env-type", "^[ \\t]+- distributed_type: (?<v>\\w+)", "accelerate.distributed_type"),
+    ROW("acc-env-nproc", "^[ \\t]+- num_processes: (?<v>\\d+)", "accelerate.num_processes"),
+    ROW("acc-env-nnodes", "^[ \\t]+- num_machines: (?<v>\\d+)", "launcher.nnodes"),
+    ROW("acc-env-port", "^[ \\t]+- main_process_port: (?<v>\\d+)", "launcher.master_port"),
+    ROW("acc-env-zero", "^[ \\t]+- deepspeed_config: \\{.*'zero_stage': (?<v>\\d)",
+        "deepspeed.zero_stage"),
     /* ds_report */
     ROW("ds-report-torch", "^torch version \\.+ " VER, "torch.version"),
     ROW("ds-report-deepspeed", "^deepspeed info \\.+ " VER, "deepspeed.version"),
@@ -305,29 +331,94 @@ static const extractor extractors[] = {
     /* DeepSpeed's own start-up line */
     ROW("ds-info-version", "DeepSpeed info: version=" VER, "deepspeed.version"),
     /* nvidia-smi */
-    ROW("nvidia-smi-driver", "Driver Version: (?<v>\\d+(?:\\.\\d+)+)", "cuda.driver_version"),
-    ROW("nvidia-smi-cuda", "NVIDIA-SMI .*CUDA Version: (?<v>\\d+\\.\\d+)", "cuda.driver_cuda"),
-    ROW("nvidia-smi-gpu", "^\\|\\s+0\\s+(?<v>(?:NVIDIA|Tesla|Quadro|GeForce) [\\w -]+?)\\s+(?:On|Off)\\s+\\|",
+    ROW("nvidia-smi-driver", "Driver Version[ \\t]*: (?<v>\\d+(?:\\.\\d+)+)",
+        "cuda.driver_version"),
+    ROW("nvidia-smi-cuda", "(?:NVIDIA-SMI .*CUDA Version|^CUDA Version[ \\t]+): (?<v>\\d+\\.\\d+)",
+        "cuda.driver_cuda"),
+    ROW("nvidia-smi-gpu",
+        "^\\|\\s+0\\s+(?<v>(?:NVIDIA|Tesla|Quadro|GeForce) [\\w .-]+?)\\s+(?:On|Off)\\s+\\|",
         "gpu.model"),
-    ROW("nvidia-smi-mem", "^\\|.*\\d+MiB / (?<v>\\d+)MiB \\|", "gpu.memory_mib"),
+    ROW("nvidia-smi-mem", "^\\|.*\\d+MiB / +(?<v>\\d+)MiB \\|", "gpu.memory_mib"),
+    /* nvidia-smi -q: the first "Total" is the first GPU's "FB Memory Usage" (BAR1 comes after) */
+    ROW("nvidia-smi-q-count", "^Attached GPUs[ \\t]+: (?<v>\\d+)", "gpu.count"),
+    ROW("nvidia-smi-q-name", "^[ \\t]+Product Name[ \\t]+: (?<v>\\S.*?)[ \\t\\r]*$", "gpu.model"),
+    ROW("nvidia-smi-q-mem", "^[ \\t]+Total[ \\t]+: (?<v>\\d+) MiB", "gpu.memory_mib"),
+    /* CUDA out-of-memory messages: "GPU 0 has a total capacity of 79.15 GiB" (2.1+, "capacty" in
+     * some), "(GPU 0; 15.90 GiB total capacity; ..." before */
+    ROW("oom-capacity",
+        "(?:GPU \\d+ has a total capac\\w+ of |\\(GPU \\d+; )(?<v>\\d+(?:\\.\\d+)?) GiB",
+        "gpu.memory_gib"),
     /* NCCL */
     ROW("nccl-version", "NCCL version (?<v>\\d+\\.\\d+\\.\\d+)", "nccl.version"),
+    ROW("nccl-cuda", "NCCL version \\d+\\.\\d+\\.\\d+[\\w.-]*\\+cuda(?<v>\\d+\\.\\d+)",
+        "nccl.cuda_version"),
+    /* the CUDA version the driver supports, as nvidia-smi's header: 12010 is 12.1 */
+    VAL("nccl-driver-cuda", "NCCL INFO cudaDriverVersion (?<maj>\\d+)0(?<min>\\d)0\\b",
+        "cuda.driver_cuda", "{maj}.{min}"),
+    ROW("nccl-network", "NCCL INFO Using network (?<v>\\w+)", "nccl.network"),
     ROW("nccl-transport-ib", "NCCL INFO NET/IB ?: Using \\[\\d\\](?<v>\\w+)", "nccl.ib_device"),
     ROW("nccl-socket-if", "NCCL INFO NET/Socket ?: Using \\[\\d\\](?<v>[\\w.-]+):", "nccl.socket_ifname"),
     ROW("timeout-ms", "Timeout\\(ms\\)=(?<v>\\d+)", "nccl.timeout_ms"),
+    /* rank <-> host <-> GPU, from each rank's "Init COMPLETE" (the first communicator wins) */
+    VAL("nccl-init-nranks", NCCL_INIT, "nccl.nranks", "{n}"),
+    VAL("nccl-init-host", NCCL_INIT, "nccl.rank.{r}.host", "{host}"),
+    VAL("nccl-init-dev", NCCL_INIT, "nccl.rank.{r}.cuda_dev", "{dev}"),
+    VAL("nccl-init-busid", NCCL_INIT, "nccl.rank.{r}.busid", "{bus}"),
     /* environment dumps */
-    ROW("env-var", "^(?:export )?(?<name>(?:NCCL|TORCH|CUDA|MASTER|SLURM|PYTORCH|OMP|DS|ACCELERATE)_\\w+|WORLD_SIZE|LOCAL_RANK|RANK|LOCAL_WORLD_SIZE)=(?<v>\\S*)",
-        "env.{name}"),
+    /* env / printenv, "export NAME=value", "# NAME='value'" (the env an ESPnet/Kaldi job log
+     * starts with); quotes around the value are dropped */
+    ROW("env-var", "^(?:export |# )?(?<name>" ENVNAMES ")=[\"']?(?<v>[^\"'\\s]*)", "env.{name}"),
+    /* print(os.environ) / pprint of a dict: " 'SLURM_JOB_ID': '7099018'," */
+    ROW("env-dict", "^[ \\t{]*'(?<name>" ENVNAMES ")': '(?<v>[^']*)'", "env.{name}"),
     /* launcher command lines */
-    ROW("launcher-nproc", "(?:torchrun|torch\\.distributed\\.(?:run|launch)|deepspeed|accelerate launch)\\b.*--nproc[_-]per[_-]node[= ](?<v>\\d+)",
-        "launcher.nproc_per_node"),
-    ROW("launcher-nnodes", "(?:torchrun|torch\\.distributed\\.(?:run|launch)|deepspeed|accelerate launch)\\b.*--nnodes[= ](?<v>\\d+)",
-        "launcher.nnodes"),
-    ROW("launcher-port", "--master[_-]port[= ](?<v>\\d+)", "launcher.master_port"),
-    ROW("launcher-addr", "--master[_-]addr[= ](?<v>[\\w.-]+)", "launcher.master_addr"),
-    ROW("launcher-name", "^(?:\\$ )?(?<v>torchrun|deepspeed|accelerate launch|srun|mpirun|"
-        "python3?(?: -m torch\\.distributed\\.(?:run|launch))?) +(?:-|\\S+\\.py\\b)",
+    /* torchrun / python -m torch.distributed.run, deepspeed (--num_gpus, --num_nodes) */
+    ROW("launcher-nproc", LAUNCH_LINE("torchrun|torch\\.distributed\\.(?:run|launch)|deepspeed")
+        "--(?:nproc[_-]per[_-]node|num_gpus)[= ][\"']?(?<v>\\d+)", "launcher.nproc_per_node"),
+    ROW("launcher-nnodes", LAUNCH_LINE("torchrun|torch\\.distributed\\.(?:run|launch)|deepspeed")
+        "--(?:nnodes|num_nodes)[= ][\"']?(?<v>\\d+)", "launcher.nnodes"),
+    ROW("launcher-port", "--(?:master[_-]port|main_process_port)[= ][\"']?(?<v>\\d+)",
+        "launcher.master_port"),
+    ROW("launcher-addr", "--(?:master[_-]addr|main_process_ip)[= ][\"']?(?<v>[\\w.-]+)",
+        "launcher.master_addr"),
+    /* at a line start (indented in a snippet) or after a shell prompt ("...$ ", "> ",
+     * "host:dir# "), not in a commented-out line */
+    ROW("launcher-name",
+        "(?:^[ \\t]*|[$>] |[^ \\t#]# )(?<v>torchrun|deepspeed|accelerate launch|srun|mpirun|"
+        "mpiexec|python3?(?: -m torch\\.distributed\\.(?:run|launch))?) +(?:-|\\S+\\.py\\b|python)",
         "launcher.name"),
+    /* accelerate launch: --num_processes counts every process of every machine */
+    ROW("launcher-acc-nproc",
+        LAUNCH_LINE("accelerate launch") "--num[_-]processes[= ][\"']?(?<v>\\d+)",
+        "accelerate.num_processes"),
+    ROW("launcher-acc-nnodes",
+        LAUNCH_LINE("accelerate launch") "--num[_-]machines[= ][\"']?(?<v>\\d+)",
+        "launcher.nnodes"),
+    /* Slurm: srun flags or the batch script's #SBATCH lines (srun -N is nodes) */
+    ROW("slurm-nodes", "(?:^#SBATCH +|\\bsrun\\b.*[ \\t])(?:-N ?|--nodes[= ])(?<v>\\d+)",
+        "launcher.nnodes"),
+    ROW("slurm-per-node", "(?:^#SBATCH +|\\bsrun\\b.*[ \\t])--ntasks-per-node[= ](?<v>\\d+)",
+        "launcher.nproc_per_node"),
+    ROW("slurm-ntasks", "(?:^#SBATCH +|\\bsrun\\b.*[ \\t])(?:-n ?|--ntasks[= ])(?<v>\\d+)",
+        "job.world_size"),
+    /* mpirun / mpiexec: -np is every process; Open MPI's -N, -npernode, --map-by ppr:N:node and
+     * MPICH's -ppn count per node */
+    ROW("mpi-np", "\\bmpi(?:run|exec)\\b.*[ \\t]-{1,2}(?:np?|c) ?(?<v>\\d+)", "job.world_size"),
+    ROW("mpi-per-node",
+        "\\bmpi(?:run|exec)\\b.*[ \\t](?:-N |-{1,2}n?pernode |-ppn |--map-by ppr:)(?<v>\\d+)",
+        "launcher.nproc_per_node"),
+    /* DeepSpeed's launcher: "[launch.py:151:main] nnodes=1, num_local_procs=1, node_rank=0" */
+    ROW("ds-launch-nnodes", "\\bnnodes=(?<v>\\d+), num_local_procs=\\d+", "launcher.nnodes"),
+    ROW("ds-launch-nproc", "\\bnnodes=\\d+, num_local_procs=(?<v>\\d+)", "launcher.nproc_per_node"),
+    ROW("ds-launch-world", "\\bdist_world_size=(?<v>\\d+)", "job.world_size"),
+    /* Megatron prints its arguments at start-up ("  sequence_parallel ....... True") and takes
+     * them as flags */
+    ROW("megatron-arg-sp", "\\bsequence_parallel \\.{3,} (?<v>True|False)",
+        "megatron.sequence_parallel"),
+    ROW("megatron-arg-tp", "\\btensor_model_parallel_size \\.{3,} (?<v>\\d+)",
+        "megatron.tensor_model_parallel_size"),
+    ROW("megatron-flag-tp", "--tensor-model-parallel-size[= ](?<v>\\d+)",
+        "megatron.tensor_model_parallel_size"),
+    HAS("megatron-flag-sp", "--sequence-parallel(?:[ \\t\\\\]|$)", "megatron.sequence_parallel"),
     /* Hugging Face TrainingArguments printed in logs */
     ROW("ta-unused", "ddp_find_unused_parameters=(?<v>True|False|None)", "ddp.find_unused_parameters"),
     ROW("ta-gc", "(?:^|[ ,(])gradient_checkpointing=(?<v>True|False)", "trainer.gradient_checkpointing"),
@@ -341,12 +432,16 @@ static const extractor extractors[] = {
     HAS("tb-trl", "site-packages/trl/", "trl.in_traceback"),
     HAS("tb-peft", "site-packages/peft/", "peft.in_traceback"),
     HAS("tb-bnb", "site-packages/bitsandbytes/", "bitsandbytes.in_traceback"),
+    /* versions in paths: ".../lib/python3.10/site-packages/", ".../deepspeed-0.14.2-py3.10.egg/" */
+    ROW("tb-python", "/python(?<v>3\\.\\d+)/(?:site|dist)-packages/", "python.version"),
+    ROW("tb-egg", "/(?<pkg>" PKGS ")-" VER "-py3\\.\\d+(?:-[\\w-]+)?\\.egg/", "{pkg}.version"),
     /* quantisation config printed by transformers */
     ROW("bnb-4bit", "[\"']?load_in_4bit[\"']?[:=] ?(?<v>[Tt]rue|[Ff]alse)", "bnb.load_in_4bit"),
     ROW("bnb-storage", "bnb_4bit_quant_storage[\"']?[:=] ?[\"']?(?:torch\\.)?(?<v>\\w+)", "bnb.quant_storage"),
 };
 #undef ROW
 #undef HAS
+#undef VAL
 
 size_t dx_fact_extractor_count(void) { return DX_ARRAY_LEN(extractors); }
 
@@ -363,8 +458,47 @@ static size_t norm_pkg(dx_str pkg, char *out, size_t cap)
     out[n] = '\0';
     if (!strncmp(out, "nvidia_nccl_cu", 14))
         n = (size_t)snprintf(out, cap, "nccl");
+    else if (!strcmp(out, "pytorch"))
+        n = (size_t)snprintf(out, cap, "torch");
     else if (!strcmp(out, "pytorch_lightning"))
         n = (size_t)snprintf(out, cap, "lightning");
+    return n;
+}
+
+/* Expands a template: "{cap}" is replaced by that capture ("{pkg}" normalised). Returns the
+ * length written, or 0 when a capture is missing or the result does not fit. */
+static size_t expand(const char *tmpl, struct dx_scan *s, char *out, size_t cap)
+{
+    size_t n = 0;
+    for (const char *p = tmpl; *p; ) {
+        if (n + 1 >= cap)
+            return 0;
+        if (*p != '{') {
+            out[n++] = *p++;
+            continue;
+        }
+        const char *end = strchr(p, '}');
+        if (!end)
+            return 0;
+        char cname[32];
+        size_t cl = (size_t)(end - p - 1) < sizeof cname - 1 ? (size_t)(end - p - 1)
+                                                             : sizeof cname - 1;
+        memcpy(cname, p + 1, cl);
+        cname[cl] = '\0';
+        dx_str v;
+        if (!dx_scan_capture(s, cname, &v))
+            return 0;
+        char tmp[64];
+        if (!strcmp(cname, "pkg"))
+            norm_pkg(v, tmp, sizeof tmp);
+        else
+            snprintf(tmp, sizeof tmp, "%.*s", (int)v.n, v.p);
+        n += (size_t)snprintf(out + n, cap - n, "%s", tmp);
+        if (n >= cap)
+            return 0;
+        p = end + 1;
+    }
+    out[n] = '\0';
     return n;
 }
 
@@ -373,35 +507,13 @@ int dx_fact_extract(size_t i, struct dx_scan *s, dx_facts *f, const char *path, 
     if (i >= DX_ARRAY_LEN(extractors))
         return DDX_OK;
     const extractor *x = &extractors[i];
-    char name[160];
-    size_t n = 0;
-    for (const char *p = x->fact; *p && n + 1 < sizeof name; ) {
-        if (*p == '{') {
-            const char *end = strchr(p, '}');
-            if (!end)
-                break;
-            char cap[32];
-            size_t cl = (size_t)(end - p - 1) < sizeof cap - 1 ? (size_t)(end - p - 1) : sizeof cap - 1;
-            memcpy(cap, p + 1, cl);
-            cap[cl] = '\0';
-            dx_str v;
-            if (!dx_scan_capture(s, cap, &v))
-                return DDX_OK;
-            char tmp[64];
-            if (!strcmp(cap, "pkg"))
-                norm_pkg(v, tmp, sizeof tmp);
-            else
-                snprintf(tmp, sizeof tmp, "%.*s", (int)v.n, v.p);
-            n += (size_t)snprintf(name + n, sizeof name - n, "%s", tmp);
-            if (n >= sizeof name)
-                return DDX_OK;
-            p = end + 1;
-        } else
-            name[n++] = *p++;
+    char name[160], value[160];
+    if (!expand(x->fact, s, name, sizeof name))
+        return DDX_OK;
+    if (x->value) {
+        size_t n = expand(x->value, s, value, sizeof value);
+        return n ? dx_facts_set(f, name, value, n, path, line) : DDX_OK;
     }
-    name[n] = '\0';
-    if (x->value)
-        return dx_facts_set(f, name, x->value, strlen(x->value), path, line);
     dx_str v;
     if (!dx_scan_capture(s, "v", &v))
         return DDX_OK;
@@ -410,23 +522,67 @@ int dx_fact_extract(size_t i, struct dx_scan *s, dx_facts *f, const char *path, 
 
 /* ==== config files ========================================================================= */
 
-static void json_fact(dx_facts *f, const char *name, json_t *v, const char *path)
+/* The JSON text being read, for the line numbers jansson does not keep. */
+typedef struct json_src {
+    const char *text;
+    size_t len;
+    const char *path;
+} json_src;
+
+/* Offset of the member name "key" (followed by ':') at or after from; len when absent. */
+static size_t json_key_at(const json_src *j, size_t from, const char *key)
+{
+    size_t kl = strlen(key);
+    for (size_t i = from; i + kl + 2 <= j->len; i++) {
+        if (j->text[i] != '"' || memcmp(j->text + i + 1, key, kl) || j->text[i + kl + 1] != '"')
+            continue;
+        size_t k = i + kl + 2;
+        while (k < j->len && isspace((unsigned char)j->text[k]))
+            k++;
+        if (k < j->len && j->text[k] == ':')
+            return i;
+    }
+    return j->len;
+}
+
+/* Line of the last of the nested member names keys[0].keys[1]..., searched in turn; 0 when one
+ * is not found. */
+static uint64_t json_line(const json_src *j, const char *const *keys, size_t nkeys)
+{
+    size_t at = 0;
+    for (size_t k = 0; k < nkeys; k++)
+        if ((at = json_key_at(j, at, keys[k])) >= j->len)
+            return 0;
+    uint64_t line = 1;
+    for (size_t i = 0; i < at; i++)
+        line += j->text[i] == '\n';
+    return line;
+}
+
+/* Sets name from the JSON value at the path of member names keys (the value v). */
+static void json_fact(dx_facts *f, const char *name, json_t *v, const json_src *j,
+                      const char *const *keys, size_t nkeys)
 {
     char buf[64];
     if (!v)
         return;
+    uint64_t line = json_line(j, keys, nkeys);
     if (json_is_string(v))
-        dx_facts_set(f, name, json_string_value(v), strlen(json_string_value(v)), path, 0);
+        dx_facts_set(f, name, json_string_value(v), strlen(json_string_value(v)), j->path, line);
     else if (json_is_integer(v)) {
         int n = snprintf(buf, sizeof buf, "%lld", (long long)json_integer_value(v));
-        dx_facts_set(f, name, buf, (size_t)n, path, 0);
+        dx_facts_set(f, name, buf, (size_t)n, j->path, line);
     } else if (json_is_real(v)) {
         int n = snprintf(buf, sizeof buf, "%g", json_real_value(v));
-        dx_facts_set(f, name, buf, (size_t)n, path, 0);
+        dx_facts_set(f, name, buf, (size_t)n, j->path, line);
     } else if (json_is_boolean(v))
-        dx_facts_set(f, name, json_is_true(v) ? "true" : "false", json_is_true(v) ? 4 : 5, path,
-                     0);
+        dx_facts_set(f, name, json_is_true(v) ? "true" : "false", json_is_true(v) ? 4 : 5,
+                     j->path, line);
 }
+
+#define JSON_FACT(f, name, v, j, ...)                                                            \
+    json_fact(f, name, v, j, (const char *const[]){__VA_ARGS__},                                \
+              sizeof((const char *const[]){__VA_ARGS__}) / sizeof(const char *))
 
 /* Keys of accelerate / FSDP / DeepSpeed YAML configs and the facts they give. A key is the
  * dotted path of mapping keys from the document's root. */
@@ -439,6 +595,7 @@ static const struct {
     {"num_processes", "accelerate.num_processes"},
     {"num_machines", "launcher.nnodes"},
     {"main_process_port", "launcher.master_port"},
+    {"main_process_ip", "launcher.master_addr"},
     {"deepspeed_config.zero_stage", "deepspeed.zero_stage"},
     {"deepspeed_config.offload_optimizer_device", "deepspeed.offload_optimizer"},
     {"deepspeed_config.offload_param_device", "deepspeed.offload_param"},
@@ -453,6 +610,14 @@ static const struct {
     {"fsdp_config.fsdp_transformer_layer_cls_to_wrap", "fsdp.transformer_layer_cls"},
     {"fsdp_config.fsdp_cpu_ram_efficient_loading", "fsdp.cpu_ram_efficient_loading"},
     {"fsdp_config.fsdp_state_dict_type", "fsdp.state_dict_type"},
+    {"fsdp_config.fsdp_backward_prefetch", "fsdp.backward_prefetch"},
+    {"fsdp_config.fsdp_backward_prefetch_policy", "fsdp.backward_prefetch"},
+    {"fsdp_config.fsdp_reshard_after_forward", "fsdp.reshard_after_forward"},
+    /* NeMo / Megatron YAML (the model section, or a flat file) */
+    {"model.tensor_model_parallel_size", "megatron.tensor_model_parallel_size"},
+    {"tensor_model_parallel_size", "megatron.tensor_model_parallel_size"},
+    {"model.sequence_parallel", "megatron.sequence_parallel"},
+    {"sequence_parallel", "megatron.sequence_parallel"},
 };
 
 static void yaml_walk(yaml_document_t *doc, yaml_node_t *n, char *key, size_t klen,
@@ -461,6 +626,10 @@ static void yaml_walk(yaml_document_t *doc, yaml_node_t *n, char *key, size_t kl
     if (!n || depth > 8)
         return;
     if (n->type == YAML_SCALAR_NODE) {
+        const char *sv = (const char *)n->data.scalar.value;
+        if (n->data.scalar.style == YAML_PLAIN_SCALAR_STYLE &&
+            (!strcmp(sv, "null") || !strcmp(sv, "Null") || !strcmp(sv, "NULL") || !strcmp(sv, "~")))
+            return; /* "main_process_ip: null" sets nothing */
         for (size_t i = 0; i < DX_ARRAY_LEN(yaml_keys); i++)
             if (!strcmp(yaml_keys[i].key, key)) {
                 dx_facts_set(f, yaml_keys[i].fact, (const char *)n->data.scalar.value,
@@ -519,25 +688,46 @@ int dx_facts_from_config(dx_facts *f, const char *path, const char *text, size_t
         json_decref(root);
         return facts_from_yaml(f, path, text, len);
     }
+    json_src j = {text, len, path};
     json_t *zero = json_object_get(root, "zero_optimization");
     if (zero) {
-        dx_facts_set(f, "deepspeed.enabled", "true", 4, path, 0);
-        json_fact(f, "deepspeed.zero_stage", json_object_get(zero, "stage"), path);
+        dx_facts_set(f, "deepspeed.enabled", "true", 4, path,
+                     json_line(&j, (const char *const[]){"zero_optimization"}, 1));
+        JSON_FACT(f, "deepspeed.zero_stage", json_object_get(zero, "stage"), &j,
+                  "zero_optimization", "stage");
         json_t *oo = json_object_get(zero, "offload_optimizer");
         json_t *op = json_object_get(zero, "offload_param");
-        json_fact(f, "deepspeed.offload_optimizer", oo ? json_object_get(oo, "device") : NULL,
-                  path);
-        json_fact(f, "deepspeed.offload_param", op ? json_object_get(op, "device") : NULL, path);
+        JSON_FACT(f, "deepspeed.offload_optimizer", oo ? json_object_get(oo, "device") : NULL, &j,
+                  "zero_optimization", "offload_optimizer", "device");
+        JSON_FACT(f, "deepspeed.offload_param", op ? json_object_get(op, "device") : NULL, &j,
+                  "zero_optimization", "offload_param", "device");
+        /* with no "optimizer" section the training script's own optimizer is used (a client
+         * optimizer, in DeepSpeed's words) */
+        json_t *opt = json_object_get(root, "optimizer");
+        json_t *type = opt ? json_object_get(opt, "type") : NULL;
+        if (json_is_string(type))
+            JSON_FACT(f, "deepspeed.optimizer", type, &j, "optimizer", "type");
+        else if (!opt)
+            dx_facts_set(f, "deepspeed.optimizer", "client", 6, path,
+                         json_line(&j, (const char *const[]){"zero_optimization"}, 1));
+        JSON_FACT(f, "deepspeed.zero_force_ds_cpu_optimizer",
+                  json_object_get(root, "zero_force_ds_cpu_optimizer"), &j,
+                  "zero_force_ds_cpu_optimizer");
     }
     json_t *fp16 = json_object_get(root, "fp16");
     json_t *bf16 = json_object_get(root, "bf16");
-    json_fact(f, "deepspeed.fp16", fp16 ? json_object_get(fp16, "enabled") : NULL, path);
-    json_fact(f, "deepspeed.bf16", bf16 ? json_object_get(bf16, "enabled") : NULL, path);
-    json_fact(f, "deepspeed.train_batch_size", json_object_get(root, "train_batch_size"), path);
-    json_fact(f, "deepspeed.train_micro_batch_size_per_gpu",
-              json_object_get(root, "train_micro_batch_size_per_gpu"), path);
-    json_fact(f, "deepspeed.gradient_accumulation_steps",
-              json_object_get(root, "gradient_accumulation_steps"), path);
+    JSON_FACT(f, "deepspeed.fp16", fp16 ? json_object_get(fp16, "enabled") : NULL, &j, "fp16",
+              "enabled");
+    JSON_FACT(f, "deepspeed.bf16", bf16 ? json_object_get(bf16, "enabled") : NULL, &j, "bf16",
+              "enabled");
+    JSON_FACT(f, "deepspeed.train_batch_size", json_object_get(root, "train_batch_size"), &j,
+              "train_batch_size");
+    JSON_FACT(f, "deepspeed.train_micro_batch_size_per_gpu",
+              json_object_get(root, "train_micro_batch_size_per_gpu"), &j,
+              "train_micro_batch_size_per_gpu");
+    JSON_FACT(f, "deepspeed.gradient_accumulation_steps",
+              json_object_get(root, "gradient_accumulation_steps"), &j,
+              "gradient_accumulation_steps");
     json_decref(root);
     return DDX_OK;
 }

@@ -44,7 +44,8 @@ static unsigned hs_flags(const dx_signal *s)
     return HS_FLAG_PREFILTER | HS_FLAG_MULTILINE | (s->caseless ? HS_FLAG_CASELESS : 0);
 }
 
-/* The pattern as Vectorscan gets it: every negated class also excludes the newline. Matches
+/* The pattern as Vectorscan gets it: every negated class also excludes the newline, and \s is
+ * spelled as the blanks other than the newline. Matches
  * are confirmed line by line, so this changes nothing PCRE2 accepts; it works around a
  * Vectorscan 5.4 fault where a literal, a negated class of a character the literal holds and
  * that character again (`File "[^"]+", line`) stop matching once the class spans more than
@@ -52,13 +53,22 @@ static unsigned hs_flags(const dx_signal *s)
 char *dx_hs_pattern(const char *p)
 {
     size_t n = strlen(p);
-    char *out = dx_malloc(2 * n + 1);
+    char *out = dx_malloc(12 * n + 1);
     if (!out)
         return NULL;
     size_t o = 0;
     int in_class = 0;
     for (size_t i = 0; i < n; i++) {
         char c = p[i];
+        if (c == '\\' && i + 1 < n && p[i + 1] == 's') {
+            /* \s also matches the newline: a match could then end on the next line */
+            const char *ws = in_class ? " \\t\\r\\f\\v" : "[ \\t\\r\\f\\v]";
+            size_t k = strlen(ws);
+            memcpy(out + o, ws, k);
+            o += k;
+            i++;
+            continue;
+        }
         if (c == '\\' && i + 1 < n) {
             out[o++] = c;
             out[o++] = p[++i];

@@ -138,6 +138,33 @@ static void test_long_negated_class(void **state)
     assert_non_null(hp);
     assert_string_equal(hp, "a[^\\n\"]+b[^]\\nx]c[x]d[[:alpha:]^]\\[^e");
     dx_free(hp);
+    hp = dx_hs_pattern("^\\s+x[\\s,]\\S");
+    assert_non_null(hp);
+    assert_string_equal(hp, "^[ \\t\\r\\f\\v]+x[ \\t\\r\\f\\v,]\\S");
+    dx_free(hp);
+    dx_scan_free(s);
+    dx_matcher_free(m);
+}
+
+/* A pattern starting with \s+ on consecutive indented lines: every line is a candidate (with
+ * \s matching newlines, one match could swallow the next line's start). */
+static void test_leading_blank_class(void **state)
+{
+    (void)state;
+    static const dx_signal q[] = {{"row", DX_ROLE_ROOT, 1, "^\\s+(?<k>\\w+) +\\d", NULL, 0}};
+    const dx_signal *ptrs[] = {&q[0]};
+    dx_matcher *m = NULL;
+    dx_scan *s = NULL;
+    ddx_error e = {0};
+    assert_int_equal(dx_matcher_new(&m, ptrs, 1, NULL, 0, &e), DDX_OK);
+    assert_int_equal(dx_scan_new(&s, m, &e), DDX_OK);
+    const char text[] = "  alpha 1\n  beta 2\n\n  gamma 3\n    delta 4\n";
+    const dx_cand *c;
+    size_t n, ok = 0;
+    assert_int_equal(dx_scan_chunk(s, text, sizeof text - 1, &c, &n, &e), DDX_OK);
+    for (size_t i = 0; i < n; i++)
+        ok += dx_scan_confirm(s, c[i].sig, text + c[i].line, c[i].end - c[i].line);
+    assert_int_equal(ok, 4);
     dx_scan_free(s);
     dx_matcher_free(m);
 }
@@ -148,6 +175,7 @@ int main(void)
         cmocka_unit_test(test_scan_and_confirm),
         cmocka_unit_test(test_image_roundtrip),
         cmocka_unit_test(test_long_negated_class),
+        cmocka_unit_test(test_leading_blank_class),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
