@@ -7,6 +7,108 @@
 #include "lint.h"
 
 #include "diag.h"
+#include "input.h"
+#include "match.h"
+
+/* The two-stage engine trusts Vectorscan to propose every line PCRE2 would match. Vectorscan
+ * has faults where one pattern in a database silently stops others from matching, so every
+ * example is also checked the slow way: each line against each signal with PCRE2 alone, and
+ * any line PCRE2 matches without a Vectorscan candidate is a problem. */
+typedef struct pf_state {
+    const ddx_kb *kb;
+    dx_scan *scan;
+    dx_buf *problems;
+    const char *file;
+    int bad;
+} pf_state;
+
+static int pf_member(void *ud, const dx_member *m, dx_reader *r)
+{
+    pf_state *st = ud;
+    dx_chunk c;
+    int rc;
+    ddx_error e = {0};
+    while ((rc = dx_reader_next(r, &c, &e)) > 0) {
+        const dx_cand *cands;
+        size_t ncands;
+        if ((rc = dx_scan_chunk(st->scan, c.data, c.len, &cands, &ncands, &e)))
+            return rc;
+        /* the candidates are reused by the confirmations below: copy the (line, sig) pairs */
+        dx_cand *cp = dx_malloc((ncands ? ncands : 1) * sizeof *cp);
+        if (!cp)
+            return DDX_ENOMEM;
+        memcpy(cp, cands, ncands * sizeof *cp);
+        size_t off = 0, ci = 0;
+        uint64_t lineno = c.first_line;
+        while (off < c.len) {
+            const char *line = c.data + off;
+            const char *nl = memchr(line, '\n', c.len - off);
+            size_t len = nl ? (size_t)(nl - line) : c.len - off;
+            while (ci < ncands && cp[ci].line < off)
+                ci++;
+            size_t first = ci;
+            for (uint32_t s = 0; s < st->kb->nsig; s++) {
+                if (!dx_scan_confirm(st->scan, s, line, len))
+                    continue;
+                int found = 0;
+                for (size_t k = first; k < ncands && cp[k].line == off && !found; k++)
+                    found = cp[k].sig == s;
+                if (!found) {
+                    dx_buf_addf(st->problems, "%s: %s:%llu: signal '%s' matches with PCRE2 but "
+                                "Vectorscan proposed no candidate (a Vectorscan fault; rewrite a "
+                                "pattern of this database)\n", st->file, m->path,
+                                (unsigned long long)lineno, st->kb->sigs[s]->id);
+                    st->bad = 1;
+                }
+            }
+            lineno++;
+            off += len + 1;
+        }
+        dx_free(cp);
+    }
+    return rc < 0 ? rc : DDX_OK;
+}
+
+static void pf_warn(void *ud, const char *msg)
+{
+    (void)ud;
+    (void)msg;
+}
+
+int dx_prefilter_check(const ddx_kb *kb, const char *path, const char *label, dx_buf *problems)
+{
+    pf_state st = {kb, NULL, problems, label, 0};
+    ddx_error e = {0};
+    if (dx_scan_new(&st.scan, kb->m, &e))
+        return -1;
+    if (dx_input_walk(path, pf_member, pf_warn, &st, &e))
+        st.bad = -1;
+    dx_scan_free(st.scan);
+    return st.bad;
+}
+
+static int check_prefilter(const ddx_kb *kb, const char *dir, int only_user, dx_buf *problems)
+{
+    pf_state st = {kb, NULL, problems, NULL, 0};
+    ddx_error e = {0};
+    if (dx_scan_new(&st.scan, kb->m, &e))
+        return 1;
+    for (size_t i = 0; i < kb->nrefs; i++) {
+        const dx_ref *r = kb->refs[i];
+        int is_user = r >= kb->user.refs && r < kb->user.refs + kb->user.n;
+        if (only_user && !is_user)
+            continue;
+        st.file = r->file;
+        for (size_t k = 0; k < r->nexamples; k++) {
+            dx_buf path = {0};
+            dx_buf_addf(&path, "%s/%s", dir, r->examples[k].path);
+            dx_input_walk(dx_buf_cstr(&path), pf_member, pf_warn, &st, &e);
+            dx_buf_fini(&path);
+        }
+    }
+    dx_scan_free(st.scan);
+    return st.bad;
+}
 
 static int check_examples(const ddx_kb *kb, const char *dir, int only_user, dx_buf *problems,
                           size_t *nchecked)
@@ -92,6 +194,8 @@ int dx_lint_dir(const char *dir, int with_builtin, ddx_kb **out, dx_buf *problem
         return rc;
     }
     if (check_examples(kb, dir, 1, problems, &stats->examples))
+        bad = 1;
+    if (check_prefilter(kb, dir, 1, problems))
         bad = 1;
     if (bad) {
         if (out)

@@ -16,4 +16,10 @@ typedef struct dx_lint_stats {
 DX_HIDDEN int dx_lint_dir(const char *dir, int with_builtin, ddx_kb **out, dx_buf *problems,
                           dx_lint_stats *stats, ddx_error *err);
 
+/* Checks that Vectorscan proposes every line PCRE2 matches, for every signal of kb, over the
+ * files under path (label names them in problems). Returns 0 when it does, 1 when a line was
+ * missed (each listed in problems), -1 when path could not be read. */
+DX_HIDDEN int dx_prefilter_check(const ddx_kb *kb, const char *path, const char *label,
+                                 dx_buf *problems);
+
 #endif
