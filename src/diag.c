@@ -584,10 +584,8 @@ static int score_ref(ddx_report *rep, size_t ri, size_t first_sig, dx_finding *f
             f->has_root = 1;
             for (size_t k = 0; k < h->nev; k++)
                 if (h->ev[k].rank >= 0 &&
-                    (!f->first_ranked || event_before(&h->ev[k], f->first_ranked))) {
+                    (!f->first_ranked || event_before(&h->ev[k], f->first_ranked)))
                     f->first_ranked = &h->ev[k];
-                    break;
-                }
         } else if (!f->has_root && s->role != DX_ROLE_AGAINST &&
                    (!f->first || event_before(e, f->first)))
             f->first = e;
@@ -914,8 +912,27 @@ static int find_culprit(ddx_report *rep)
     int rc;
     rep->culprit = -1;
     const dx_finding *top = rep->nkept ? &rep->f[0] : NULL;
-    if (top && top->first_ranked && top->has_root && !top->ref->culprit_other)
+    if (top && top->first_ranked && top->has_root && !top->ref->culprit_other) {
         root = top->first_ranked->rank;
+        /* the same root failure on several ranks names none of them, unless the log's times
+         * show one rank failing first */
+        const dx_event *f0 = top->first_ranked;
+        for (size_t i = 0; i < top->nevid && root >= 0; i++) {
+            const dx_event *ev = top->evid[i].ev;
+            if (top->evid[i].sig->role != DX_ROLE_ROOT || ev->rank < 0 || ev->rank == f0->rank)
+                continue;
+            if (!(f0->has_time && ev->has_time && f0->tkey < ev->tkey))
+                root = -1;
+        }
+        /* and then torchelastic's pick among them (by whole-second error-file times) is no
+         * better evidence */
+        if (root < 0 && table >= 0 && !table_killed)
+            for (size_t i = 0; i < top->nevid; i++)
+                if (top->evid[i].sig->role == DX_ROLE_ROOT && top->evid[i].ev->rank == table) {
+                    table = launcher = -1;
+                    break;
+                }
+    }
     /* a rank the lines themselves name ("but Rank 1 is running collective ...") */
     if (top) {
         int votes[8] = {0}, cand[8];

@@ -733,6 +733,33 @@ static void test_table_lists_all_but_one(void **state)
     ddx_report_free(rep);
 }
 
+static void test_same_root_on_every_rank_names_none(void **state)
+{
+    (void)state;
+    /* both ranks raise the same error with no times to order them, and torchelastic's table
+     * (whole-second times) picks rank 0: no rank is to blame more than another */
+    const char *const in[] = {
+        "console.log",
+        "[rank0]: RuntimeError: boom on rank 0\n"
+        "[rank1]: RuntimeError: boom on rank 1\n"
+        "Root Cause (first observed failure):\n[0]:\n  time      : 2024-05-01_12:00:00\n"
+        "  host      : n1\n  rank      : 0 (local_rank: 0)\n  exitcode  : 1 (pid: 11)\n",
+    };
+    ddx_report *rep = run(DDX_DIAG_ALL, 1, in);
+    assert_string_equal(ddx_report_id(rep, 0), "t-root");
+    assert_int_equal(ddx_report_culprit_rank(rep), -1);
+    ddx_report_free(rep);
+    /* with times, the rank that failed first is the culprit */
+    const char *const timed[] = {
+        "console.log",
+        "[rank0]: 2024-05-01 12:00:05,000 RuntimeError: boom on rank 0\n"
+        "[rank1]: 2024-05-01 12:00:01,000 RuntimeError: boom on rank 1\n",
+    };
+    rep = run(DDX_DIAG_ALL, 1, timed);
+    assert_int_equal(ddx_report_culprit_rank(rep), 1);
+    ddx_report_free(rep);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -764,6 +791,7 @@ int main(void)
         cmocka_unit_test(test_launcher_names_failed_rank),
         cmocka_unit_test(test_hosts_and_restarts),
         cmocka_unit_test(test_table_lists_all_but_one),
+        cmocka_unit_test(test_same_root_on_every_rank_names_none),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
