@@ -1010,9 +1010,50 @@ static int find_culprit(ddx_report *rep)
         snprintf(why, sizeof why, "%zu rank%s reported a watchdog timeout; rank %d, seen in the "
                  "logs, reported none", timed, timed == 1 ? "" : "s", wd);
     }
+    /* a rank with nothing in flight (last enqueued = last completed) while the others wait on
+     * an enqueued collective never entered it */
+    if (wd < 0) {
+        size_t idle = 0, pending = 0;
+        int idle_rank = -1;
+        long long idle_n = -1;
+        for (size_t r = 0; r < jm->nby; r++) {
+            const dx_rank *x = jm->by_rank[r];
+            if (!x || !x->has_last_completed || x->last_enqueued < 0 || x->last_completed < 0)
+                continue;
+            if (x->last_enqueued == x->last_completed) {
+                idle++;
+                idle_rank = x->rank;
+                idle_n = x->last_completed;
+            } else if (x->last_enqueued > x->last_completed)
+                pending++;
+        }
+        if (idle == 1 && pending >= 1) {
+            wd = idle_rank;
+            snprintf(why, sizeof why, "rank %d had no collective in flight (last enqueued = last "
+                     "completed = %lld) while %zu rank%s waited on one", wd, idle_n, pending,
+                     pending == 1 ? "" : "s");
+        }
+    }
     if (wd < 0 && jm->stuck_rank >= 0) {
         wd = jm->stuck_rank;
         snprintf(why, sizeof why, "%s", jm->stuck_why);
+    }
+    {
+        int first = jm->dump_from;
+        size_t observed = 0;
+        for (size_t r = 0; r < jm->nby; r++) {
+            const dx_rank *x = jm->by_rank[r];
+            if (x && x->dump_first && first < 0)
+                first = x->rank;
+            observed += x && x->dump_observed;
+        }
+        /* informative only: the rank whose watchdog fired first waited longest, it is not the
+         * one it waited for */
+        if (first >= 0 &&
+            (rc = add_culprit_signal(rep, "dump signal: rank %d's watchdog fired first%s (a rank "
+                                     "that waited, not the one it waited for)", first,
+                                     observed ? " and the other ranks observed its signal" : "")))
+            return rc;
     }
     int slow = -1;
     if (top && jm->straggler >= 0 &&

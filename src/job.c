@@ -23,6 +23,7 @@ void dx_job_model_init(dx_job_model *jm)
     jm->stuck_rank = -1;
     jm->coll_rank = -1;
     jm->agent_rank = -1;
+    jm->dump_from = -1;
     jm->srun_rank = -1;
 }
 
@@ -159,6 +160,7 @@ dx_rank *dx_job_rank(dx_job_model *jm, int r)
         x->cuda_dev = -1;
         x->timeout_seq = -1;
         x->last_completed = -1;
+        x->last_enqueued = -1;
         jm->by_rank[r] = x;
         jm->nranks++;
     }
@@ -213,7 +215,10 @@ enum {
     JX_NCCL_INIT,
     JX_RESTART,
     JX_CLOSING,
-    JX_WATCHDOG_LOOSE
+    JX_WATCHDOG_LOOSE,
+    JX_DUMP_FIRST,
+    JX_DUMP_RECEIVED,
+    JX_DUMP_OBSERVED
 };
 
 static const dx_signal extractors[] = {
@@ -226,7 +231,7 @@ static const dx_signal extractors[] = {
     /* 2.4-2.5 "last enqueued NCCL work: E, last completed NCCL work: C"; 2.6+ "last enqueued
      * work: E, last completed work: C" */
     [JX_LAST_COMPLETED] = {"job-last-completed", DX_ROLE_NOISE, 0,
-                           "last enqueued (?:NCCL )?work: (?<enq>-?\\d+), last completed "
+                           "[Ll]ast enqueued (?:NCCL )?work: (?<enq>-?\\d+), last completed "
                            "(?:NCCL )?work: (?<done>-?\\d+)",
                            "torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp", 0},
     /* torchelastic's ChildFailedError table */
@@ -350,6 +355,18 @@ static const dx_signal extractors[] = {
                            "ion timeout: Work\\w*\\((?:SeqNum=(?<seq>\\d+), )?OpType=(?<op>\\w+)"
                            "(?:, NumelIn=(?<numel>\\d+))?",
                            "torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp", 0},
+    /* PyTorch 2.4+: the rank whose own watchdog fired first broadcasts a dump signal; the
+     * others report observing it */
+    [JX_DUMP_FIRST] = {"job-dump-first", DX_ROLE_NOISE, 0,
+                       "First PG on this rank to signal dumping",
+                       "torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp", 0},
+    [JX_DUMP_RECEIVED] = {"job-dump-received", DX_ROLE_NOISE, 0,
+                          "Received a dump signal due to a collective timeout from (?:this local "
+                          "rank|rank (?<from>\\d+))",
+                          "torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp", 0},
+    [JX_DUMP_OBSERVED] = {"job-dump-observed", DX_ROLE_NOISE, 0,
+                          "Observed flight recorder dump signal from another rank",
+                          "torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp", 0},
 };
 
 size_t dx_job_extractor_count(void) { return DX_ARRAY_LEN(extractors); }
@@ -462,6 +479,7 @@ int dx_job_hit(dx_job_model *jm, size_t i, struct dx_scan *s, int rank, const ch
         dx_rank *x = dx_job_rank(jm, rank);
         if (x && !x->has_last_completed) {
             x->last_completed = cap_ll(s, "done", -1);
+            x->last_enqueued = cap_ll(s, "enq", -1);
             x->has_last_completed = 1;
         }
         return DDX_OK;
@@ -490,6 +508,21 @@ int dx_job_hit(dx_job_model *jm, size_t i, struct dx_scan *s, int rank, const ch
         x->cuda_dev = (int)cap_ll(s, "dev", -1);
         if (dx_scan_capture(s, "bus", &bus))
             snprintf(x->bus_id, sizeof x->bus_id, "%.*s", (int)bus.n, bus.p);
+        return DDX_OK;
+    }
+    case JX_DUMP_FIRST:
+    case JX_DUMP_RECEIVED:
+    case JX_DUMP_OBSERVED: {
+        dx_rank *x = dx_job_rank(jm, rank);
+        long long from = i == JX_DUMP_RECEIVED ? cap_ll(s, "from", -1) : -1;
+        if (from >= 0 && from < DX_JOB_MAX_RANK && jm->dump_from < 0)
+            jm->dump_from = (int)from;
+        if (!x)
+            return DDX_OK;
+        if (i == JX_DUMP_OBSERVED)
+            x->dump_observed = 1;
+        else if (from < 0)
+            x->dump_first = 1;
         return DDX_OK;
     }
     case JX_CLOSING:

@@ -24,6 +24,10 @@ typedef struct dx_rank {
     long long timeout_numel;  /* its NumelIn, -1 unknown */
     char timeout_op[24];      /* its OpType */
     long long last_completed; /* "last completed NCCL work", -1 unknown */
+    long long last_enqueued;  /* "last enqueued NCCL work" on the same line, -1 unknown */
+    int dump_first;           /* "First PG on this rank to signal dumping" / "... from this local
+                                 rank": its own watchdog fired */
+    int dump_observed;        /* "Observed flight recorder dump signal from another rank" */
     int has_last_completed;
     char *first_error;        /* the first root line of any reference on this rank */
     char *first_exception;    /* the first Python exception line printed by this rank */
@@ -75,6 +79,7 @@ typedef struct dx_job_model {
     int nccl_nranks;          /* the largest communicator seen in Init COMPLETE lines */
     int restarts;             /* torchelastic "will restart worker group" lines */
     int max_restarts;
+    int dump_from;            /* "Received a dump signal ... from rank K": K, -1 none */
     int srun_rank;            /* the one srun task that exited with an error, -1 none */
     int srun_code;
     int nsrun;

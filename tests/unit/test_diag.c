@@ -760,6 +760,43 @@ static void test_same_root_on_every_rank_names_none(void **state)
     ddx_report_free(rep);
 }
 
+static void test_idle_rank_and_dump_signal(void **state)
+{
+    (void)state;
+    /* PyTorch 2.4 lines: rank 1's watchdog fires first and signals the dump; ranks 1-3 have
+     * work 80 enqueued and 79 completed; rank 0 has nothing in flight (79/79): it never entered
+     * collective 80 */
+    const char *const in[] = {
+        "console.log",
+        "[rank1]:[E810 03:04:11.063479079 ProcessGroupNCCL.cpp:2573] [PG ID 0 PG GUID 0(default_pg) "
+        "Rank 1] First PG on this rank to signal dumping.\n"
+        "[rank1]:[E810 03:04:11.1 ProcessGroupNCCL.cpp:1785] [PG ID 0 PG GUID 0(default_pg) Rank 1] "
+        "Exception (either an error or timeout) detected by watchdog at work: 80, last enqueued NCCL "
+        "work: 80, last completed NCCL work: 79.\n"
+        "[rank2]:[E810 03:04:11.2 ProcessGroupNCCL.cpp:1785] [PG ID 0 PG GUID 0(default_pg) Rank 2] "
+        "Exception (either an error or timeout) detected by watchdog at work: 80, last enqueued NCCL "
+        "work: 80, last completed NCCL work: 79.\n"
+        "[rank3]:[E810 03:04:11.3 ProcessGroupNCCL.cpp:1785] [PG ID 0 PG GUID 0(default_pg) Rank 3] "
+        "Exception (either an error or timeout) detected by watchdog at work: 80, last enqueued NCCL "
+        "work: 80, last completed NCCL work: 79.\n"
+        "[rank0]:[E810 03:04:12.0 ProcessGroupNCCL.cpp:1746] [PG ID 0 PG GUID 0(default_pg) Rank 0] "
+        "Received a dump signal due to a collective timeout from rank 1 and we will try our best to "
+        "dump the debug info. Last enqueued NCCL work: 79, last completed NCCL work: 79.\n",
+    };
+    ddx_report *rep = run(DDX_DIAG_ALL, 1, in);
+    assert_int_equal(rep->job.dump_from, 1);
+    assert_int_equal(rep->job.by_rank[1]->dump_first, 1);
+    assert_int_equal(rep->job.by_rank[0]->last_enqueued, 79);
+    int named = 0, dump = 0;
+    for (size_t i = 0; i < rep->nculprit_signals; i++) {
+        named |= strstr(rep->culprit_signals[i], "rank 0 had no collective in flight") != NULL;
+        dump |= strstr(rep->culprit_signals[i], "rank 1's watchdog fired first") != NULL;
+    }
+    assert_true(named);
+    assert_true(dump);
+    ddx_report_free(rep);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -792,6 +829,7 @@ int main(void)
         cmocka_unit_test(test_hosts_and_restarts),
         cmocka_unit_test(test_table_lists_all_but_one),
         cmocka_unit_test(test_same_root_on_every_rank_names_none),
+        cmocka_unit_test(test_idle_rank_and_dump_signal),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
