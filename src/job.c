@@ -218,7 +218,9 @@ enum {
     JX_WATCHDOG_LOOSE,
     JX_DUMP_FIRST,
     JX_DUMP_RECEIVED,
-    JX_DUMP_OBSERVED
+    JX_DUMP_OBSERVED,
+    JX_MEG_STRAGGLER,
+    JX_STEP_TOOK
 };
 
 static const dx_signal extractors[] = {
@@ -266,8 +268,9 @@ static const dx_signal extractors[] = {
                           "megatron/training/training.py", 0},
     /* tqdm: "10/100 [00:05<00:45,  2.00it/s]" or "3.50s/it]" */
     [JX_TQDM_SPEED] = {"job-tqdm-speed", DX_ROLE_NOISE, 0,
-                       "(?:(?<ips>\\d+(?:\\.\\d+)?)it/s|(?<s>\\d+(?:\\.\\d+)?)s/it)\\]",
-                       "tqdm progress bars (Hugging Face Trainer)", 0},
+                       "(?:(?<ips>\\d+(?:\\.\\d+)?)it/s|(?<s>\\d+(?:\\.\\d+)?)s/it)[\\],]",
+                       "tqdm progress bars (Hugging Face Trainer; Lightning adds ', loss=...')",
+                       0},
     /* DeepSpeed timers: "SamplesPerSec=12.3" */
     [JX_DS_SAMPLES] = {"job-ds-samples", DX_ROLE_NOISE, 0,
                        "SamplesPerSec=(?<sps>\\d+(?:\\.\\d+)?)", "deepspeed/utils/timer.py",
@@ -367,6 +370,18 @@ static const dx_signal extractors[] = {
     [JX_DUMP_OBSERVED] = {"job-dump-observed", DX_ROLE_NOISE, 0,
                           "Observed flight recorder dump signal from another rank",
                           "torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp", 0},
+    /* Megatron's straggler detector: "| MnRtt/Rnk: 3453.08ms/8 | MxRtt/Rnk: 3468.20ms/0 | ...
+     * | MnEtpt/Rnk: 296.02TF/0 | MxEtpt/Rnk: 297.32TF/8" (min/max over all ranks, with the rank) */
+    [JX_MEG_STRAGGLER] = {"job-megatron-straggler", DX_ROLE_NOISE, 0,
+                          "MnRtt/Rnk: (?<mnrtt>[\\d.]+)ms/(?<mnr>\\d+) \\| MxRtt/Rnk: "
+                          "(?<mxrtt>[\\d.]+)ms/(?<mxr>\\d+)(?:.*?MnEtpt/Rnk: (?<mne>[\\d.]+)TF/"
+                          "(?<mner>\\d+) \\| MxEtpt/Rnk: (?<mxe>[\\d.]+)TF/\\d+)?",
+                          "megatron/core/utils.py (StragglerDetector.report)", 0},
+    /* generic step logs: "step 120 ... time 0.52s", "Step 3: loss=1.2, took 1.8 sec" */
+    [JX_STEP_TOOK] = {"job-step-took", DX_ROLE_NOISE, 0,
+                      "\\b[Ss]tep:? \\d+\\b[^\\n]*?\\b(?:time|took|elapsed)[=: ]+(?<s>\\d+(?:\\.\\d+)?) ?"
+                      "s(?:ec(?:onds?)?)?\\b",
+                      "common trainer step logs", 0},
 };
 
 size_t dx_job_extractor_count(void) { return DX_ARRAY_LEN(extractors); }
@@ -525,6 +540,32 @@ int dx_job_hit(dx_job_model *jm, size_t i, struct dx_scan *s, int rank, const ch
             x->dump_first = 1;
         return DDX_OK;
     }
+    case JX_MEG_STRAGGLER: {
+        /* the slowest rank of this report: the lowest throughput when given, else the longest
+         * round-trip; it counts when it is below 0.75 of the best */
+        double mne = cap_double(s, "mne"), mxe = cap_double(s, "mxe");
+        double mnrtt = cap_double(s, "mnrtt"), mxrtt = cap_double(s, "mxrtt");
+        long long slow = -1;
+        double ratio = 1;
+        if (mne > 0 && mxe > 0) {
+            if ((ratio = mne / mxe) < 0.75)
+                slow = cap_ll(s, "mner", -1);
+        } else if (mnrtt > 0 && mxrtt > 0 && (ratio = mnrtt / mxrtt) < 0.75)
+            slow = cap_ll(s, "mxr", -1);
+        jm->meg_reports++;
+        dx_rank *x = dx_job_rank(jm, (int)(slow >= 0 && slow < DX_JOB_MAX_RANK ? slow : -1));
+        if (x) {
+            x->meg_votes++;
+            if (ratio > x->meg_ratio)
+                x->meg_ratio = ratio;
+        }
+        return DDX_OK;
+    }
+    case JX_STEP_TOOK:
+        /* (a line that also carries step_time= is counted once, by that extractor) */
+        if (!memmem(text, len, "_time", 5))
+            add_step(jm, rank, 0, cap_double(s, "s"));
+        return DDX_OK;
     case JX_CLOSING:
         jm->closing++;
         return DDX_OK;
@@ -1030,6 +1071,21 @@ void dx_job_finish(dx_job_model *jm)
                 }
             }
         }
+    }
+    /* Megatron's straggler detector, when step times gave no straggler: the rank named slowest
+     * in at least half of its reports */
+    for (size_t r = 0; r < jm->nby && jm->straggler < 0 && jm->meg_reports; r++) {
+        dx_rank *x = jm->by_rank[r];
+        if (!x || !x->meg_votes || 2 * x->meg_votes < jm->meg_reports)
+            continue;
+        jm->straggler = x->rank;
+        jm->straggler_kind = 0;
+        x->slow = 1;
+        x->rel_speed = x->meg_ratio;
+        snprintf(jm->straggler_why, sizeof jm->straggler_why,
+                 "Megatron's straggler detector names rank %d the slowest in %d of its %d reports, "
+                 "at %.0f%% of the best rank or less", x->rank, x->meg_votes, jm->meg_reports,
+                 100 * x->meg_ratio);
     }
     if (jm->straggler >= 0 && jm->by_rank[jm->straggler]->host[0]) {
         size_t n = strlen(jm->straggler_why);

@@ -53,6 +53,9 @@ typedef struct dx_rank {
     int in_table;             /* listed as failed in torchelastic's ChildFailedError table */
     char bus_id[20];
     long long prog_step;      /* (unused) */           /* its operation in "Detected mismatch between collectives" lines */
+    int meg_votes;            /* Megatron straggler-detector reports naming it the slowest */
+    double meg_ratio;         /* its speed relative to the best in those reports (median-free:
+                                 the largest ratio seen, the most favourable to it) */
     int slow;                 /* flagged as a straggler */
     int stopped;              /* its output stopped long before the other ranks' */
 } dx_rank;
@@ -99,6 +102,7 @@ typedef struct dx_job_model {
     int coll_rank;            /* the rank alone in a different collective in the tracebacks */
     int eval_coll;            /* ... called from an evaluation function */
     char coll_why[300];
+    int meg_reports;          /* Megatron straggler-detector report lines */
     int straggler;            /* the slowest flagged rank, -1 none */
     int straggler_kind;       /* 0 step time, 1 data wait */
     char straggler_why[256];

@@ -797,6 +797,58 @@ static void test_idle_rank_and_dump_signal(void **state)
     ddx_report_free(rep);
 }
 
+static void test_straggler_formats(void **state)
+{
+    (void)state;
+    /* Megatron's straggler detector names the slowest rank itself */
+    const char *const meg[] = {
+        "console.log",
+        "INFO:megatron.core.utils:[2024-03-14 23:07:56] | MnRtt/Rnk: 3453.08ms/8 | MxRtt/Rnk: "
+        "5468.20ms/5 | MnPwr/Rnk: 601796W/8 | MxPwr/Rnk: 683801W/18 | MnEtpt/Rnk: 196.02TF/5 | "
+        "MxEtpt/Rnk: 297.32TF/8\n"
+        "INFO:megatron.core.utils:[2024-03-14 23:08:56] | MnRtt/Rnk: 3453.08ms/8 | MxRtt/Rnk: "
+        "5468.20ms/5 | MnPwr/Rnk: 601796W/8 | MxPwr/Rnk: 683801W/18 | MnEtpt/Rnk: 199.02TF/5 | "
+        "MxEtpt/Rnk: 297.32TF/8\n",
+    };
+    ddx_report *rep = run(DDX_DIAG_ALL, 1, meg);
+    assert_int_equal(rep->job.straggler, 5);
+    expect_fact(rep, "job.straggler_speed_pct", "67");
+    ddx_report_free(rep);
+    /* a report within 75 % of the best names nobody */
+    const char *const even[] = {
+        "console.log",
+        "| MnRtt/Rnk: 3453.08ms/8 | MxRtt/Rnk: 3468.20ms/0 | MnEtpt/Rnk: 296.02TF/0 | MxEtpt/Rnk: "
+        "297.32TF/8\n",
+    };
+    rep = run(DDX_DIAG_ALL, 1, even);
+    assert_int_equal(rep->job.straggler, -1);
+    ddx_report_free(rep);
+    /* generic "Step N ... took X sec" lines and Lightning's bar ("8.12it/s, loss=...") */
+    char buf[2048] = "";
+    for (int i = 1; i <= 6; i++) {
+        char line[200];
+        snprintf(line, sizeof line, "[rank0]: Step %d: loss=0.5, took 0.20 sec\n"
+                 "[rank1]: Step %d: loss=0.5, took 0.45 sec\n", i, i);
+        strcat(buf, line);
+    }
+    const char *const gen[] = {"console.log", buf};
+    rep = run(DDX_DIAG_ALL, 1, gen);
+    assert_int_equal(rep->job.straggler, 1);
+    ddx_report_free(rep);
+    char bar[2048] = "";
+    for (int i = 1; i <= 6; i++) {
+        char line[200];
+        snprintf(line, sizeof line, "[rank0]: Epoch 0:  %d%%| | %d/100 [00:05<00:06,  8.00it/s, "
+                 "loss=0.5, v_num=0]\n[rank1]: Epoch 0:  %d%%| | %d/100 [00:05<00:06,  2.00it/s, "
+                 "loss=0.5, v_num=0]\n", i, i, i, i);
+        strcat(bar, line);
+    }
+    const char *const lit[] = {"console.log", bar};
+    rep = run(DDX_DIAG_ALL, 1, lit);
+    assert_int_equal(rep->job.straggler, 1);
+    ddx_report_free(rep);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -830,6 +882,7 @@ int main(void)
         cmocka_unit_test(test_table_lists_all_but_one),
         cmocka_unit_test(test_same_root_on_every_rank_names_none),
         cmocka_unit_test(test_idle_rank_and_dump_signal),
+        cmocka_unit_test(test_straggler_formats),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
