@@ -158,6 +158,7 @@ dx_rank *dx_job_rank(dx_job_model *jm, int r)
             return NULL;
         x->rank = r;
         x->cuda_dev = -1;
+        x->pid = -1;
         x->timeout_seq = -1;
         x->last_completed = -1;
         x->last_enqueued = -1;
@@ -244,7 +245,7 @@ static const dx_signal extractors[] = {
                        "(?:^\\s*|\\b)rank\\s*:? ?(?<rank>\\d+) \\(local[_ ]rank: \\d+\\)",
                        "torch/distributed/elastic/multiprocessing/errors/__init__.py", 0},
     [JX_TABLE_EXITCODE] = {"job-table-exitcode", DX_ROLE_NOISE, 0,
-                           "(?:^\\s*|\\))exitcode\\s*: (?<code>-?\\d+) \\(pid",
+                           "(?:^\\s*|\\))exitcode\\s*: (?<code>-?\\d+) \\(pid: (?<pid>\\d+)",
                            "torch/distributed/elastic/multiprocessing/errors/__init__.py", 0},
     /* gloo's own timeout (third_party/gloo/gloo/transport/tcp/unbound_buffer.cc) */
     [JX_GLOO_TIMEOUT] = {"job-gloo-timeout", DX_ROLE_NOISE, 0,
@@ -339,7 +340,7 @@ static const dx_signal extractors[] = {
     /* NCCL: "node1:1234:1234 [3] NCCL INFO ncclCommInitRank comm 0x55 rank 3 nranks 8 cudaDev 3
      * nvmlDev 3 busId 1c000 commId 0x.. - Init COMPLETE" (the function name since 2.19) */
     [JX_NCCL_INIT] = {"job-nccl-init", DX_ROLE_NOISE, 0,
-                      "(?<host>[\\w.-]+):\\d+:\\d+ \\[\\d+\\] NCCL INFO (?:\\w+ )?comm 0x[0-9a-f]+ "
+                      "(?<host>[\\w.-]+):(?<pid>\\d+):\\d+ \\[\\d+\\] NCCL INFO (?:\\w+ )?comm 0x[0-9a-f]+ "
                       "rank (?<rank>\\d+) nranks (?<n>\\d+) cudaDev (?<dev>\\d+)(?: nvmlDev \\d+)? "
                       "busId (?<bus>[0-9a-f]+)",
                       "nccl src/init.cc", 0},
@@ -521,6 +522,7 @@ int dx_job_hit(dx_job_model *jm, size_t i, struct dx_scan *s, int rank, const ch
             return DDX_OK;
         snprintf(x->host, sizeof x->host, "%.*s", (int)h.n, h.p);
         x->cuda_dev = (int)cap_ll(s, "dev", -1);
+        x->pid = cap_ll(s, "pid", -1);
         if (dx_scan_capture(s, "bus", &bus))
             snprintf(x->bus_id, sizeof x->bus_id, "%.*s", (int)bus.n, bus.p);
         return DDX_OK;
@@ -595,6 +597,11 @@ int dx_job_hit(dx_job_model *jm, size_t i, struct dx_scan *s, int rank, const ch
         }
         return DDX_OK;
     case JX_TABLE_EXITCODE:
+        if (jm->table_rank >= 0) {
+            dx_rank *t = dx_job_rank(jm, jm->table_rank);
+            if (t && t->pid < 0)
+                t->pid = cap_ll(s, "pid", -1);
+        }
         if (cap_ll(s, "code", 0) == -9 && jm->table_rank >= 0 && jm->killed_rank < 0)
             jm->killed_rank = jm->table_rank;
         if (jm->rc_lines_left > 0 && !jm->rc_has_exitcode) {

@@ -50,6 +50,8 @@ typedef struct dx_rank {
     char fp_op[24];
     char host[64];            /* from NCCL's Init COMPLETE line or torchelastic's table */
     int cuda_dev;             /* -1 unknown */
+    long long pid;            /* its process id (NCCL's host:pid:tid prefix, torchelastic's
+                                 table), -1 unknown */
     int in_table;             /* listed as failed in torchelastic's ChildFailedError table */
     char bus_id[20];
     long long prog_step;      /* (unused) */           /* its operation in "Detected mismatch between collectives" lines */

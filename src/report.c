@@ -213,6 +213,7 @@ int ddx_report_write_json(const ddx_report *rep, FILE *out, ddx_error *err)
         json_object_set_new(o, "cuda_dev", x->cuda_dev >= 0 ? json_integer(x->cuda_dev)
                                                             : json_null());
         json_object_set_new(o, "bus_id", x->bus_id[0] ? json_string(x->bus_id) : json_null());
+        json_object_set_new(o, "pid", x->pid >= 0 ? json_integer(x->pid) : json_null());
         json_object_set_new(o, "progress", x->has_prog ? json_pack("[I,I]", (json_int_t)x->prog_n,
                                                                     (json_int_t)x->prog_m)
                                                        : json_null());
@@ -481,6 +482,8 @@ int ddx_report_write_text(const ddx_report *rep, int flags, FILE *out, ddx_error
                 fprintf(out, "  on %s", x->host);
             if (x->cuda_dev >= 0)
                 fprintf(out, " gpu %d", x->cuda_dev);
+            if (x->pid >= 0)
+                fprintf(out, " pid %lld", x->pid);
             if (x->has_prog)
                 fprintf(out, "  step %lld/%lld", x->prog_n, x->prog_m);
             if (x->timed_out && x->timeout_seq >= 0)

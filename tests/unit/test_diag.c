@@ -542,6 +542,8 @@ static void test_hosts_and_restarts(void **state)
     assert_string_equal(rep->job.by_rank[3]->bus_id, "1c000");
     assert_true(rep->job.nby <= 0 || !rep->job.by_rank[0] || !rep->job.by_rank[0]->host[0]);
     assert_string_equal(rep->job.by_rank[5]->host, "node7");
+    assert_int_equal(rep->job.by_rank[5]->pid, 77);
+    assert_int_equal(rep->job.by_rank[3]->pid, 1234);
     expect_fact(rep, "job.restarts", "1");
     expect_fact(rep, "job.hosts", "2");
     ddx_report_free(rep);
