@@ -938,6 +938,7 @@ static void find_stuck(dx_job_model *jm)
             }
         if (ngap == 1) {
             jm->stuck_rank = gap;
+            (void)dx_job_rank(jm, gap); /* listed among the ranks, as silent */
             snprintf(jm->stuck_why, sizeof jm->stuck_why,
                      "%zu ranks timed out or failed; rank %d, between them, printed nothing and "
                      "did not fail", timed + failed, gap);
