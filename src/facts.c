@@ -401,10 +401,10 @@ static const extractor extractors[] = {
     ROW("slurm-ntasks", "(?:^#SBATCH +|\\bsrun\\b.*[ \\t])(?:-n ?|--ntasks[= ])(?<v>\\d+)",
         "job.world_size"),
     /* mpirun / mpiexec: -np is every process; Open MPI's -N, -npernode, --map-by ppr:N:node and
-     * MPICH's -ppn count per node */
+     * MPICH's -ppn (--ppn in Cray PALS' mpiexec) count per node */
     ROW("mpi-np", "\\bmpi(?:run|exec)\\b.*[ \\t]-{1,2}(?:np?|c) ?(?<v>\\d+)", "job.world_size"),
     ROW("mpi-per-node",
-        "\\bmpi(?:run|exec)\\b.*[ \\t](?:-N |-{1,2}n?pernode |-ppn |--map-by ppr:)(?<v>\\d+)",
+        "\\bmpi(?:run|exec)\\b.*[ \\t](?:-N |-{1,2}n?pernode |-{1,2}ppn[ =]|--map-by ppr:)(?<v>\\d+)",
         "launcher.nproc_per_node"),
     /* DeepSpeed's launcher: "[launch.py:151:main] nnodes=1, num_local_procs=1, node_rank=0" */
     ROW("ds-launch-nnodes", "\\bnnodes=(?<v>\\d+), num_local_procs=\\d+", "launcher.nnodes"),
@@ -419,11 +419,15 @@ static const extractor extractors[] = {
     ROW("megatron-flag-tp", "--tensor-model-parallel-size[= ](?<v>\\d+)",
         "megatron.tensor_model_parallel_size"),
     HAS("megatron-flag-sp", "--sequence-parallel(?:[ \\t\\\\]|$)", "megatron.sequence_parallel"),
-    /* Hugging Face TrainingArguments printed in logs */
-    ROW("ta-unused", "ddp_find_unused_parameters=(?<v>True|False|None)", "ddp.find_unused_parameters"),
+    /* Hugging Face TrainingArguments printed in logs, or given as flags or YAML keys
+     * (ddp_find_unused_parameters=None leaves it to the Trainer: on unless the model uses
+     * gradient checkpointing, so it sets no fact) */
+    ROW("ta-unused", "ddp_find_unused_parameters(?:=|: | )(?<v>[Tt]rue|[Ff]alse)\\b",
+        "ddp.find_unused_parameters"),
     ROW("ta-gc", "(?:^|[ ,(])gradient_checkpointing=(?<v>True|False)", "trainer.gradient_checkpointing"),
     ROW("ta-timeout", "(?:--)?ddp_timeout(?:=|: | )(?<v>\\d+)", "trainer.ddp_timeout_s"),
-    ROW("ta-deepspeed", "(?:^|[ ,(])deepspeed=(?<v>[^=,)\\s][^,)\\s]*)", "trainer.deepspeed"),
+    ROW("ta-deepspeed", "(?:^|[ ,(])deepspeed=(?!None(?:[,)\\s]|$))(?<v>[^=,)\\s][^,)\\s]*)",
+        "trainer.deepspeed"),
     /* frameworks present in tracebacks */
     HAS("tb-deepspeed", "site-packages/deepspeed/", "deepspeed.in_traceback"),
     HAS("tb-accelerate", "site-packages/accelerate/", "accelerate.in_traceback"),
