@@ -32,6 +32,55 @@ void dx_job_model_init(dx_job_model *jm)
  * rank whose operation differs from all the others' is the suspect. */
 static void find_desync(dx_job_model *jm)
 {
+    /* NCCL's own COLL lines: at one opCount, the rank whose operation, count or datatype differs
+     * from what every other rank issued */
+    for (size_t a = 0; a < jm->nby; a++) {
+        const dx_rank *x = jm->by_rank[a];
+        for (int i = 0; x && i < x->ncoll_sig; i++) {
+            size_t same = 0, other = 0;
+            const dx_rank *odd = NULL;
+            int oi = 0;
+            for (size_t b = 0; b < jm->nby; b++) {
+                const dx_rank *y = jm->by_rank[b];
+                for (int j = 0; y && y != x && j < y->ncoll_sig; j++) {
+                    if (y->coll_sig[j].oc != x->coll_sig[i].oc)
+                        continue;
+                    if (!strcmp(y->coll_sig[j].op, x->coll_sig[i].op) &&
+                        y->coll_sig[j].count == x->coll_sig[i].count &&
+                        y->coll_sig[j].dt == x->coll_sig[i].dt)
+                        same++;
+                    else {
+                        other++;
+                        odd = y;
+                        oi = j;
+                    }
+                }
+            }
+            /* x alone against at least two others that agree with each other */
+            if (same == 0 && other >= 2 && odd) {
+                int agree = 1;
+                for (size_t b = 0; b < jm->nby && agree; b++) {
+                    const dx_rank *y = jm->by_rank[b];
+                    for (int j = 0; y && y != x && j < y->ncoll_sig; j++)
+                        if (y->coll_sig[j].oc == x->coll_sig[i].oc &&
+                            (strcmp(y->coll_sig[j].op, odd->coll_sig[oi].op) ||
+                             y->coll_sig[j].count != odd->coll_sig[oi].count ||
+                             y->coll_sig[j].dt != odd->coll_sig[oi].dt))
+                            agree = 0;
+                }
+                if (!agree)
+                    continue;
+                jm->desync_rank = x->rank;
+                snprintf(jm->desync_why, sizeof jm->desync_why,
+                         "NCCL's collective log: at opCount %llx rank %d calls %s with count %lld "
+                         "datatype %d while the other %zu ranks call %s with count %lld datatype %d",
+                         (unsigned long long)x->coll_sig[i].oc, x->rank, x->coll_sig[i].op,
+                         x->coll_sig[i].count, x->coll_sig[i].dt, other, odd->coll_sig[oi].op,
+                         odd->coll_sig[oi].count, odd->coll_sig[oi].dt);
+                return;
+            }
+        }
+    }
     /* the mismatch reports of TORCH_DISTRIBUTED_DEBUG=DETAIL name each rank's operation; which
      * pair of ranks each report compares varies from run to run, the operations do not */
     {
@@ -221,7 +270,8 @@ enum {
     JX_DUMP_RECEIVED,
     JX_DUMP_OBSERVED,
     JX_MEG_STRAGGLER,
-    JX_STEP_TOOK
+    JX_STEP_TOOK,
+    JX_NCCL_COLL
 };
 
 static const dx_signal extractors[] = {
@@ -383,6 +433,14 @@ static const dx_signal extractors[] = {
                       "\\b[Ss]tep:? \\d+\\b[^\\n]*?\\b(?:time|took|elapsed)[=: ]+(?<s>\\d+(?:\\.\\d+)?) ?"
                       "s(?:ec(?:onds?)?)?\\b",
                       "common trainer step logs", 0},
+    /* NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=COLL: "host:pid:tid [dev] NCCL INFO Broadcast: opCount 0
+     * sendbuff 0x.. recvbuff 0x.. count 53 datatype 4 op 0 root 0 comm 0x.. [nranks=8] stream" */
+    [JX_NCCL_COLL] = {"job-nccl-coll", DX_ROLE_NOISE, 0,
+                      "(?<host>[\\w.-]+):(?<pid>\\d+):\\d+ \\[(?<dev>\\d+)\\] NCCL INFO "
+                      "(?<op>AllReduce|Broadcast|AllGather|ReduceScatter|Reduce|Send|Recv|AllToAll): "
+                      "opCount (?<oc>[0-9a-f]+) sendbuff \\S+ recvbuff \\S+ count (?<count>\\d+) "
+                      "datatype (?<dt>\\d+)",
+                      "nccl src/enqueue.cc (collective INFO line)", 0},
 };
 
 size_t dx_job_extractor_count(void) { return DX_ARRAY_LEN(extractors); }
@@ -568,6 +626,40 @@ int dx_job_hit(dx_job_model *jm, size_t i, struct dx_scan *s, int rank, const ch
         if (!memmem(text, len, "_time", 5))
             add_step(jm, rank, 0, cap_double(s, "s"));
         return DDX_OK;
+    case JX_NCCL_COLL: {
+        dx_str host, op, ocs;
+        if (!dx_scan_capture(s, "host", &host) || !dx_scan_capture(s, "op", &op) ||
+            !dx_scan_capture(s, "oc", &ocs))
+            return DDX_OK;
+        if (!jm->coll_host[0])
+            snprintf(jm->coll_host, sizeof jm->coll_host, "%.*s", (int)host.n, host.p);
+        else if (strlen(jm->coll_host) != host.n || memcmp(jm->coll_host, host.p, host.n))
+            jm->coll_multi_host = 1;
+        /* the process: the rank the line's prefix or file gives, else the rank whose NCCL init
+         * line had this pid, else (one host only) the CUDA device index */
+        int r = rank;
+        long long pid = cap_ll(s, "pid", -1);
+        for (size_t k = 0; r < 0 && k < jm->nby; k++)
+            if (jm->by_rank[k] && jm->by_rank[k]->pid == pid)
+                r = (int)k;
+        if (r < 0 && !jm->coll_multi_host)
+            r = (int)cap_ll(s, "dev", -1);
+        dx_rank *x = dx_job_rank(jm, r);
+        if (!x || x->ncoll_sig >= (int)DX_ARRAY_LEN(x->coll_sig))
+            return DDX_OK;
+        char buf[24];
+        snprintf(buf, sizeof buf, "%.*s", (int)(ocs.n < 20 ? ocs.n : 20), ocs.p);
+        long long oc = strtoll(buf, NULL, 16);
+        for (int k = 0; k < x->ncoll_sig; k++)
+            if (x->coll_sig[k].oc == oc)
+                return DDX_OK; /* the first call at an opCount is the one to compare */
+        int k = x->ncoll_sig++;
+        x->coll_sig[k].oc = oc;
+        x->coll_sig[k].count = cap_ll(s, "count", -1);
+        x->coll_sig[k].dt = (int)cap_ll(s, "dt", -1);
+        snprintf(x->coll_sig[k].op, sizeof x->coll_sig[k].op, "%.*s", (int)op.n, op.p);
+        return DDX_OK;
+    }
     case JX_CLOSING:
         jm->closing++;
         return DDX_OK;

@@ -55,6 +55,9 @@ typedef struct dx_rank {
     int in_table;             /* listed as failed in torchelastic's ChildFailedError table */
     char bus_id[20];
     long long prog_step;      /* (unused) */           /* its operation in "Detected mismatch between collectives" lines */
+    struct { long long oc, count; int dt; char op[16]; } coll_sig[8]; /* NCCL COLL INFO lines:
+                                 the first opCounts this rank issued */
+    int ncoll_sig;
     int meg_votes;            /* Megatron straggler-detector reports naming it the slowest */
     double meg_ratio;         /* its speed relative to the best in those reports (median-free:
                                  the largest ratio seen, the most favourable to it) */
@@ -105,6 +108,8 @@ typedef struct dx_job_model {
     int eval_coll;            /* ... called from an evaluation function */
     char coll_why[300];
     int meg_reports;          /* Megatron straggler-detector report lines */
+    char coll_host[64];       /* the host of NCCL COLL lines, "" until one is seen */
+    int coll_multi_host;      /* COLL lines came from more than one host */
     int straggler;            /* the slowest flagged rank, -1 none */
     int straggler_kind;       /* 0 step time, 1 data wait */
     char straggler_why[256];

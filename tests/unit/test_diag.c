@@ -851,6 +851,29 @@ static void test_straggler_formats(void **state)
     ddx_report_free(rep);
 }
 
+static void test_desync_from_nccl_coll_lines(void **state)
+{
+    (void)state;
+    /* NCCL_DEBUG_SUBSYS=COLL lines of one node (no rank prefix: the CUDA device tells): at
+     * opCount 0 rank 0 broadcasts 25503912 fp16 values, ranks 1-3 broadcast 53 floats */
+    const char *const in[] = {
+        "console.log",
+        "n1:32615:32615 [0] NCCL INFO Broadcast: opCount 0 sendbuff 0x7f88e4000000 recvbuff "
+        "0x7f88e4000000 count 25503912 datatype 6 op 0 root 0 comm 0x7f88e005a260 [nranks=4] "
+        "stream 0x55\n"
+        "n1:32617:32617 [1] NCCL INFO Broadcast: opCount 0 sendbuff 0x7f3b recvbuff 0x7f3b count 53 "
+        "datatype 4 op 0 root 0 comm 0x7f3b [nranks=4] stream 0x55\n"
+        "n1:32619:32619 [2] NCCL INFO Broadcast: opCount 0 sendbuff 0x7fc1 recvbuff 0x7fc1 count 53 "
+        "datatype 4 op 0 root 0 comm 0x7fc1 [nranks=4] stream 0x55\n"
+        "n1:32621:32621 [3] NCCL INFO Broadcast: opCount 0 sendbuff 0x7efb recvbuff 0x7efb count 53 "
+        "datatype 4 op 0 root 0 comm 0x7efb [nranks=4] stream 0x56\n",
+    };
+    ddx_report *rep = run(DDX_DIAG_ALL, 1, in);
+    assert_int_equal(rep->job.desync_rank, 0);
+    assert_non_null(strstr(rep->job.desync_why, "count 25503912 datatype 6"));
+    ddx_report_free(rep);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -885,6 +908,7 @@ int main(void)
         cmocka_unit_test(test_same_root_on_every_rank_names_none),
         cmocka_unit_test(test_idle_rank_and_dump_signal),
         cmocka_unit_test(test_straggler_formats),
+        cmocka_unit_test(test_desync_from_nccl_coll_lines),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
