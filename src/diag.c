@@ -343,6 +343,9 @@ static int scan_log(scan_state *st, const dx_member *m, dx_reader *r, dx_input_i
             last_rank = rank;
             if (as_log && (rc = dx_job_line(&st->rep->job, rank, &a)))
                 return rc;
+            st->rep->job.line_has_time = a.has_time;
+            if (a.has_time)
+                st->rep->job.line_time = a.time;
             for (; ci < ncands && cands[ci].line == off; ci++) {
                 uint32_t sig = cands[ci].sig;
                 if (!dx_scan_confirm(st->scan, sig, line, len))
@@ -1005,7 +1008,36 @@ static int find_culprit(ddx_report *rep)
         wd = lo_rank;
         snprintf(why, sizeof why, "rank %d's last completed collective (%lld) is behind the "
                  "others' (up to %lld)", wd, lo, hi);
-    } else if (timed >= 1 && silent == 1 && known >= 2) {
+    }
+    /* the rank that enqueued the fewest collectives (its "last enqueued", or at least the
+     * sequence number it timed out in) while the others moved on to later ones */
+    if (wd < 0 && timed >= 2) {
+        long long best = -1;
+        int best_rank = -1, nbest = 0, nest = 0;
+        for (size_t r = 0; r < jm->nby; r++) {
+            const dx_rank *x = jm->by_rank[r];
+            if (!x)
+                continue;
+            long long e = x->last_enqueued;
+            if (x->timed_out && x->timeout_seq > e)
+                e = x->timeout_seq;
+            if (e < 0)
+                continue;
+            nest++;
+            if (best < 0 || e < best) {
+                best = e;
+                best_rank = x->rank;
+                nbest = 1;
+            } else if (e == best)
+                nbest++;
+        }
+        if (nest >= 3 && nbest == 1) {
+            wd = best_rank;
+            snprintf(why, sizeof why, "rank %d enqueued collectives only up to %lld while the "
+                     "other ranks had moved on to later ones", wd, best);
+        }
+    }
+    if (wd < 0 && timed >= 1 && silent == 1 && known >= 2) {
         wd = silent_rank;
         snprintf(why, sizeof why, "%zu rank%s reported a watchdog timeout; rank %d, seen in the "
                  "logs, reported none", timed, timed == 1 ? "" : "s", wd);
@@ -1116,6 +1148,20 @@ static int find_culprit(ddx_report *rep)
         if (rc)
             return rc;
     }
+    /* a rank whose progress bar the collective error cut off was busy while others waited */
+    int busy = jm->busy_rank;
+    if (busy >= 0 && (size_t)busy < jm->nby && jm->by_rank[busy] && jm->by_rank[busy]->timed_out)
+        busy = -1;
+    if (busy >= 0 && jm->busy_why[0])
+        rc = add_culprit_signal(rep, "timing: %s", jm->busy_why);
+    else if (busy >= 0)
+        rc = add_culprit_signal(rep, "progress: rank %d's progress bar%s stops where the "
+                                "collective fails, so it was still busy in a long loop", busy,
+                                (size_t)busy < jm->nby && jm->by_rank[busy] &&
+                                jm->by_rank[busy]->lines ? "" : " (no rank prefix: bars are "
+                                "drawn by rank 0)");
+    if (rc)
+        return rc;
     /* the reference's own explanation: rank 0 worked alone while the others waited */
     int zero = top && top->ref->culprit_other == 2 ? 0 : -1;
     if (zero >= 0 && (rc = add_culprit_signal(rep, "%s: rank 0 does work alone while the "
@@ -1123,18 +1169,19 @@ static int find_culprit(ddx_report *rep)
         return rc;
     int pick = slow >= 0 ? slow : desync >= 0 ? desync : blamed >= 0 ? blamed : root >= 0 ? root
                : fr >= 0 ? fr : coll >= 0 ? coll : stack >= 0 ? stack : wd >= 0 ? wd
-               : stopped >= 0 ? stopped : exc >= 0 ? exc : zero >= 0 ? zero : table;
+               : stopped >= 0 ? stopped : exc >= 0 ? exc : zero >= 0 ? zero : busy >= 0 ? busy
+               : table;
     if (pick < 0)
         return DDX_OK;
     /* a launcher table alone is used only when some finding is reported */
     if (slow < 0 && blamed < 0 && fr < 0 && desync < 0 && coll < 0 && root < 0 && stack < 0 &&
-        wd < 0 && exc < 0 && zero < 0 && !rep->nkept)
+        wd < 0 && exc < 0 && zero < 0 && busy < 0 && !rep->nkept)
         return DDX_OK;
     /* output that stops early alone is not enough to blame a rank when nothing failed */
     if (pick == stopped && !rep->nkept)
         return DDX_OK;
     rep->culprit = pick;
-    int all[] = {slow, blamed, fr, desync, coll, root, stack, wd, stopped, exc, zero, table};
+    int all[] = {slow, blamed, fr, desync, coll, root, stack, wd, stopped, exc, zero, busy, table};
     int agree = 1;
     for (size_t i = 0; i < DX_ARRAY_LEN(all); i++)
         agree &= all[i] < 0 || all[i] == pick;
@@ -1151,6 +1198,7 @@ static int find_culprit(ddx_report *rep)
              : stopped >= 0 ? "its output stops long before the others'"
              : exc >= 0  ? "this rank failed on its own while the others waited"
              : zero >= 0 ? "the top finding is rank 0 working alone while the others wait"
+             : busy >= 0 ? "its progress bar stops where the collective fails"
              : launcher >= 0 ? "the launcher saw this rank fail first and stopped the others"
                          : "torchelastic names it as the first failure",
              agree ? "; the other signals agree or are silent"
@@ -1296,6 +1344,7 @@ int ddx_job_diagnose(ddx_job *job, int flags, ddx_report **out, ddx_error *err)
         if (x && x->has_time && !x->last_time.year && x->last_time.month)
             x->last_time.year = st.year; /* glog times carry no year: give them the job's */
     }
+    rep->job.year = st.year;
     dx_job_finish(&rep->job);
     if (rep->nfr) {
         rep->nfrf = dx_frdump_analyze(rep->fr, rep->nfr, rep->frf, DX_ARRAY_LEN(rep->frf));
@@ -1349,6 +1398,14 @@ int ddx_job_diagnose(ddx_job *job, int flags, ddx_report **out, ddx_error *err)
             if (!rc)
                 rc = dx_facts_set(&rep->facts, "job.launcher_exitcode", v, (size_t)n,
                                   "the launcher's report of that rank", 0);
+        }
+        if (!rc && jm->busy_rank >= 0 && !(
+                (size_t)jm->busy_rank < jm->nby && jm->by_rank[jm->busy_rank] &&
+                jm->by_rank[jm->busy_rank]->timed_out)) {
+            int n = snprintf(v, sizeof v, "%d", jm->busy_rank);
+            rc = dx_facts_set(&rep->facts, "job.busy_rank", v, (size_t)n,
+                              jm->busy_why[0] ? jm->busy_why
+                              : "a progress bar the collective error cut off", 0);
         }
         if (!rc && jm->hang_why[0])
             rc = dx_facts_set(&rep->facts, "job.hang", jm->hang_why, strlen(jm->hang_why),

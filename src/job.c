@@ -24,6 +24,7 @@ void dx_job_model_init(dx_job_model *jm)
     jm->coll_rank = -1;
     jm->agent_rank = -1;
     jm->dump_from = -1;
+    jm->busy_rank = -1;
     jm->srun_rank = -1;
 }
 
@@ -271,7 +272,10 @@ enum {
     JX_DUMP_OBSERVED,
     JX_MEG_STRAGGLER,
     JX_STEP_TOOK,
-    JX_NCCL_COLL
+    JX_NCCL_COLL,
+    JX_BAR_CUT,
+    JX_WATCHDOG_RAN,
+    JX_LONG_WORK
 };
 
 static const dx_signal extractors[] = {
@@ -335,7 +339,7 @@ static const dx_signal extractors[] = {
                           "torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp", 0},
     /* py-spy dump: 'Thread 123 (active): "MainThread"' then '    fn (file.py:12)' */
     [JX_PYSPY_THREAD] = {"job-pyspy-thread", DX_ROLE_NOISE, 0,
-                         "^Thread \\d+ \\((?:active|idle)[^)]*\\): \"MainThread\"",
+                         "^Thread (?:0x[0-9A-Fa-f]+|\\d+) \\((?:active|idle)[^)]*\\): \"MainThread\"",
                          "py-spy dump output", 0},
     [JX_PYSPY_FRAME] = {"job-pyspy-frame", DX_ROLE_NOISE, 0,
                         "^ {4}(?<fn>[\\w.<>]+) \\((?<file>[^():]+):(?<line>\\d+)\\)",
@@ -441,6 +445,26 @@ static const dx_signal extractors[] = {
                       "opCount (?<oc>[0-9a-f]+) sendbuff \\S+ recvbuff \\S+ count (?<count>\\d+) "
                       "datatype (?<dt>\\d+)",
                       "nccl src/enqueue.cc (collective INFO line)", 0},
+    /* a tqdm bar left unfinished when the process group reports a failed collective on the same
+     * console line: that rank was busy in a long loop (evaluation, preprocessing, saving) */
+    [JX_BAR_CUT] = {"job-bar-cut", DX_ROLE_NOISE, 0,
+                    "\\b\\d{1,2}%\\|[^|]*\\| *\\d+/\\d+ \\[[^\\]]*\\](?:\\[E |\\[rank\\d+\\]:\\[E|"
+                    "\\[E\\d{4} )",
+                    "tqdm progress bars; torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp log prefix",
+                    0},
+    /* how long the timed-out collective ran: with the line's time, when it started */
+    [JX_WATCHDOG_RAN] = {"job-watchdog-ran", DX_ROLE_NOISE, 0,
+                         "Watchdog caught collective operation timeout: Work\\w*\\((?:[^()]|\\([^()]*\\))*"
+                         "\\) ran for "
+                         "(?<ms>\\d+) milliseconds before timing",
+                         "torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp", 0},
+    /* a rank announcing long work of its own (saving, evaluating, loading, preprocessing) */
+    [JX_LONG_WORK] = {"job-long-work", DX_ROLE_NOISE, 0,
+                      "\\b(?:[Ss]aving (?:the )?(?:latest |best |final )?(?:model |sharded )?checkpoint|"
+                      "[Ss]aving model (?:checkpoint )?to|[Rr]unning [Ee]valuation|[Ss]tart(?:ing)? "
+                      "(?:of )?[Ee]valuation|[Ss]tart of validation)\\b",
+                      "common trainer logs (Hugging Face Trainer 'Saving model checkpoint to', "
+                      "'***** Running Evaluation *****')", 0},
 };
 
 size_t dx_job_extractor_count(void) { return DX_ARRAY_LEN(extractors); }
@@ -660,6 +684,25 @@ int dx_job_hit(dx_job_model *jm, size_t i, struct dx_scan *s, int rank, const ch
         snprintf(x->coll_sig[k].op, sizeof x->coll_sig[k].op, "%.*s", (int)op.n, op.p);
         return DDX_OK;
     }
+    case JX_WATCHDOG_RAN:
+        if (jm->line_has_time && jm->nwait < (int)DX_ARRAY_LEN(jm->wait)) {
+            jm->wait[jm->nwait].t = jm->line_time;
+            jm->wait[jm->nwait].rank = rank;
+            jm->wait[jm->nwait].ran_ms = cap_ll(s, "ms", -1);
+            jm->nwait++;
+        }
+        return DDX_OK;
+    case JX_LONG_WORK:
+        if (jm->line_has_time && jm->nwork < (int)DX_ARRAY_LEN(jm->work)) {
+            jm->work[jm->nwork].t = jm->line_time;
+            jm->work[jm->nwork].rank = rank;
+            jm->nwork++;
+        }
+        return DDX_OK;
+    case JX_BAR_CUT:
+        if (jm->busy_rank < 0)
+            jm->busy_rank = rank >= 0 ? rank : 0;
+        return DDX_OK;
     case JX_CLOSING:
         jm->closing++;
         return DDX_OK;
@@ -1170,6 +1213,33 @@ void dx_job_finish(dx_job_model *jm)
                              x->rank, x->step_median[1], x->step_mad[1], fastest[1]);
                 }
             }
+        }
+    }
+    /* a collective that timed out started (line time - how long it ran) when one rank logged
+     * the start of long work of its own: that rank kept the others waiting */
+    for (int w = 0; w < jm->nwait && jm->busy_rank < 0; w++) {
+        if (jm->wait[w].ran_ms < 0)
+            continue;
+        dx_time tw = jm->wait[w].t;
+        if (!tw.year)
+            tw.year = jm->year;
+        int64_t start = dx_time_key(&tw, NULL) - (int64_t)jm->wait[w].ran_ms * 1000;
+        for (int k = 0; k < jm->nwork; k++) {
+            dx_time tk = jm->work[k].t;
+            if (!tk.year)
+                tk.year = jm->year;
+            int64_t d = dx_time_key(&tk, NULL) - start;
+            int r = jm->work[k].rank >= 0 ? jm->work[k].rank : 0;
+            if (d < -60 * INT64_C(1000000) || d > 5 * INT64_C(1000000) || r == jm->wait[w].rank)
+                continue;
+            jm->busy_rank = r;
+            char t[64];
+            dx_time_format(&tk, t, sizeof t);
+            snprintf(jm->busy_why, sizeof jm->busy_why,
+                     "the collective rank %d timed out in started at about %s, when rank %d%s "
+                     "logged the start of long work (saving, evaluation)", jm->wait[w].rank, t, r,
+                     jm->work[k].rank >= 0 ? "" : " (no rank prefix: rank 0 logs)");
+            break;
         }
     }
     /* Megatron's straggler detector, when step times gave no straggler: the rank named slowest

@@ -87,6 +87,16 @@ typedef struct dx_job_model {
     int nccl_nranks;          /* the largest communicator seen in Init COMPLETE lines */
     int restarts;             /* torchelastic "will restart worker group" lines */
     int max_restarts;
+    int line_has_time;        /* the time of the line being read (set by the reader) */
+    dx_time line_time;
+    int year;                 /* the job's year, for times that carry none (set before finish) */
+    struct { dx_time t; int rank; } work[16]; /* timed lines saying a rank starts long work */
+    int nwork;
+    struct { dx_time t; int rank; long long ran_ms; } wait[16]; /* timed watchdog timeouts */
+    int nwait;
+    char busy_why[300];
+    int busy_rank;            /* the rank whose progress bar a collective error cut off (rank 0
+                                 when the bar carries no rank: trainers draw bars on rank 0) */
     int dump_from;            /* "Received a dump signal ... from rank K": K, -1 none */
     int srun_rank;            /* the one srun task that exited with an error, -1 none */
     int srun_code;

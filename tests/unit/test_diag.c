@@ -874,6 +874,61 @@ static void test_desync_from_nccl_coll_lines(void **state)
     ddx_report_free(rep);
 }
 
+static void test_busy_rank_and_enqueued_behind(void **state)
+{
+    (void)state;
+    /* rank 0 logs "Saving ... checkpoint" (no rank prefix) when rank 7's collective starts:
+     * the watchdog line is 20 minutes later and says the collective ran for 20 minutes */
+    const char *const save[] = {
+        "console.log",
+        "2026-02-18T10:28:25.497Z 2026-02-18 10:28:25,496 - root - INFO - Saving latest "
+        "checkpoint model trained for 3 complete epochs\n"
+        "2026-02-18T10:48:25.681Z [rank7]:[E218 10:48:25.033625188 ProcessGroupNCCL.cpp:632] "
+        "[Rank 7] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=1512677, "
+        "OpType=ALLREDUCE, NumelIn=306176, NumelOut=306176, Timeout(ms)=1200000) ran for 1200027 "
+        "milliseconds before timing out.\n",
+    };
+    ddx_report *rep = run(DDX_DIAG_ALL, 1, save);
+    expect_fact(rep, "job.busy_rank", "0");
+    assert_int_equal(ddx_report_culprit_rank(rep), 0);
+    ddx_report_free(rep);
+    /* a progress bar the collective error cuts off */
+    const char *const bar[] = {
+        "console.log",
+        "  Class  Images  96%|######  | 85/89 [01:07<00:05,  1.42s/it][E ProcessGroupNCCL.cpp:327] "
+        "Some NCCL operations have failed or timed out.\n"
+        "  what():  [Rank 1] Watchdog caught collective operation timeout: WorkNCCL(OpType="
+        "BROADCAST, Timeout(ms)=60000) ran for 69479 milliseconds before timing out.\n",
+    };
+    rep = run(DDX_DIAG_ALL, 1, bar);
+    expect_fact(rep, "job.busy_rank", "0");
+    ddx_report_free(rep);
+    /* same SeqNum, different sizes on ranks 2 and 3; rank 2 enqueued only up to 7219 while
+     * rank 3 reached 7220 and rank 0 7221: rank 2 is behind */
+    const char *const behind[] = {
+        "console.log",
+        "[rank3]:[E918 19:29:24.1 ProcessGroupNCCL.cpp:689] [Rank 3] Watchdog caught collective "
+        "operation timeout: WorkNCCL(SeqNum=7219, OpType=BROADCAST, NumelIn=64, NumelOut=64, "
+        "Timeout(ms)=3000000) ran for 3000063 milliseconds before timing out.\n"
+        "[rank3]:[E918 19:29:24.2 ProcessGroupNCCL.cpp:2303] [PG ID 0 PG GUID 0(default_pg) Rank 3]"
+        "  failure detected by watchdog at work sequence id: 7219 PG status: last enqueued work: "
+        "7220, last completed work: 7218\n"
+        "[rank2]:[E918 19:29:25.9 ProcessGroupNCCL.cpp:689] [Rank 2] Watchdog caught collective "
+        "operation timeout: WorkNCCL(SeqNum=7219, OpType=BROADCAST, NumelIn=24084544, NumelOut="
+        "24084544, Timeout(ms)=3000000) ran for 3000058 milliseconds before timing out.\n"
+        "[rank2]:[E918 19:29:25.9 ProcessGroupNCCL.cpp:2303] [PG ID 0 PG GUID 0(default_pg) Rank 2]"
+        "  failure detected by watchdog at work sequence id: 7219 PG status: last enqueued work: "
+        "7219, last completed work: 7218\n"
+        "[rank0]:[E918 19:29:44.8 ProcessGroupNCCL.cpp:689] [Rank 0] Watchdog caught collective "
+        "operation timeout: WorkNCCL(SeqNum=7221, OpType=ALLREDUCE, NumelIn=593920, NumelOut="
+        "593920, Timeout(ms)=3000000) ran for 3000012 milliseconds before timing out.\n"
+        "[rank1]: step 7200\n",
+    };
+    rep = run(DDX_DIAG_ALL, 1, behind);
+    assert_int_equal(ddx_report_culprit_rank(rep), 2);
+    ddx_report_free(rep);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -909,6 +964,7 @@ int main(void)
         cmocka_unit_test(test_idle_rank_and_dump_signal),
         cmocka_unit_test(test_straggler_formats),
         cmocka_unit_test(test_desync_from_nccl_coll_lines),
+        cmocka_unit_test(test_busy_rank_and_enqueued_behind),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

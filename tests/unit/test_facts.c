@@ -1,10 +1,14 @@
 /* test_facts.c -- version comparison, ranges, conditions and the fact store. */
 #include "facts.h"
 
+#include <dirent.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <cmocka.h>
+#define PCRE2_CODE_UNIT_WIDTH 8
+#include <pcre2.h>
+#include <sys/stat.h>
 
 static void test_version_order(void **state)
 {
@@ -119,6 +123,72 @@ static void test_config_yaml(void **state)
     dx_facts_fini(&f);
 }
 
+/* Every line extractor matches at least one line of the real output pasted in public reports
+ * that tests/facts holds (each case cites its thread); the values and file:line they give are
+ * checked by tests/facts/run.sh. */
+static void read_tree(const char *dir, dx_buf *all)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        if (e->d_name[0] == '.')
+            continue;
+        char path[4096];
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        struct stat sb;
+        if (stat(path, &sb) != 0)
+            continue;
+        if (S_ISDIR(sb.st_mode)) {
+            read_tree(path, all);
+            continue;
+        }
+        if (!strcmp(e->d_name, "expect.txt"))
+            continue;
+        FILE *f = fopen(path, "rb");
+        if (!f)
+            continue;
+        char buf[65536];
+        size_t n;
+        while ((n = fread(buf, 1, sizeof buf, f)) > 0)
+            assert_int_equal(dx_buf_add(all, buf, n), DDX_OK);
+        assert_int_equal(dx_buf_add(all, "\n", 1), DDX_OK);
+        fclose(f);
+    }
+    closedir(d);
+}
+
+static void test_every_row_has_real_output(void **state)
+{
+    (void)state;
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s/../facts", getenv("DDX_TEST_DATA"));
+    dx_buf all = {0};
+    read_tree(dir, &all);
+    assert_true(all.n > 0);
+    size_t missing = 0;
+    for (size_t i = 0; i < dx_fact_extractor_count(); i++) {
+        const dx_signal *s = dx_fact_extractor_signal(i);
+        int ec;
+        PCRE2_SIZE eo;
+        pcre2_code *re = pcre2_compile((PCRE2_SPTR)s->pattern, PCRE2_ZERO_TERMINATED,
+                                       PCRE2_MULTILINE | (s->caseless ? PCRE2_CASELESS : 0), &ec,
+                                       &eo, NULL);
+        assert_non_null(re);
+        pcre2_match_data *md = pcre2_match_data_create_from_pattern(re, NULL);
+        int rc = pcre2_match(re, (PCRE2_SPTR)all.p, all.n, 0, 0, md, NULL);
+        if (rc < 0) {
+            print_message("extractor row '%s' matches no line of tests/facts\n", s->id);
+            missing++;
+        }
+        pcre2_match_data_free(md);
+        pcre2_code_free(re);
+    }
+    dx_buf_fini(&all);
+    assert_int_equal(missing, 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -127,6 +197,7 @@ int main(void)
         cmocka_unit_test(test_conditions),
         cmocka_unit_test(test_config_json),
         cmocka_unit_test(test_config_yaml),
+        cmocka_unit_test(test_every_row_has_real_output),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
