@@ -912,7 +912,7 @@ static int find_culprit(ddx_report *rep)
     if (!table_killed && table >= 0 && (size_t)table < jm->nby && jm->by_rank[table] &&
         jm->by_rank[table]->timed_out)
         table = launcher = -1;
-    int rc;
+    int rc = DDX_OK;
     rep->culprit = -1;
     const dx_finding *top = rep->nkept ? &rep->f[0] : NULL;
     if (top && top->first_ranked && top->has_root && !top->ref->culprit_other) {
@@ -1152,6 +1152,7 @@ static int find_culprit(ddx_report *rep)
     int busy = jm->busy_rank;
     if (busy >= 0 && (size_t)busy < jm->nby && jm->by_rank[busy] && jm->by_rank[busy]->timed_out)
         busy = -1;
+    rc = DDX_OK;
     if (busy >= 0 && jm->busy_why[0])
         rc = add_culprit_signal(rep, "timing: %s", jm->busy_why);
     else if (busy >= 0)

@@ -37,7 +37,8 @@ static int pf_member(void *ud, const dx_member *m, dx_reader *r)
         dx_cand *cp = dx_malloc((ncands ? ncands : 1) * sizeof *cp);
         if (!cp)
             return DDX_ENOMEM;
-        memcpy(cp, cands, ncands * sizeof *cp);
+        if (ncands)
+            memcpy(cp, cands, ncands * sizeof *cp);
         size_t off = 0, ci = 0;
         uint64_t lineno = c.first_line;
         while (off < c.len) {
