@@ -402,7 +402,7 @@ static const dx_signal extractors[] = {
      * worker group" */
     [JX_RESTART] = {"job-restart", DX_ROLE_NOISE, 0,
                     "Worker group \\w+\\. (?<left>\\d+)/(?<max>\\d+) attempts left; will restart "
-                    "worker group",
+                    "worker group|\\brestart_count=(?<count>\\d+)",
                     "torch/distributed/elastic/agent/server/api.py", 0},
     [JX_CLOSING] = {"job-closing-signal", DX_ROLE_NOISE, 0,
                     "Sending process \\d+ closing signal SIG[A-Z]+",
@@ -706,10 +706,19 @@ int dx_job_hit(dx_job_model *jm, size_t i, struct dx_scan *s, int rank, const ch
     case JX_CLOSING:
         jm->closing++;
         return DDX_OK;
-    case JX_RESTART:
-        jm->restarts++;
-        jm->max_restarts = (int)cap_ll(s, "max", 0);
+    case JX_RESTART: {
+        /* "... attempts left; will restart" counts one restart; the rendezvous result's
+         * "restart_count=N" says how many happened so far */
+        long long n = cap_ll(s, "count", -1);
+        if (n >= 0) {
+            if (n > jm->restarts)
+                jm->restarts = (int)n;
+        } else {
+            jm->restarts++;
+            jm->max_restarts = (int)cap_ll(s, "max", 0);
+        }
         return DDX_OK;
+    }
     case JX_TABLE_RANK:
         jm->table_rank = (int)cap_ll(s, "rank", -1);
         if (jm->table_rank >= 0) {

@@ -529,6 +529,7 @@ static void test_hosts_and_restarts(void **state)
         "node2:99:99 [0] NCCL INFO comm 0x7f rank 0 nranks 2 cudaDev 0 busId 1b000 - Init "
         "COMPLETE\n"
         "[default] Worker group FAILED. 2/3 attempts left; will restart worker group\n"
+        "  restart_count=2\n"
         "Root Cause (first observed failure):\n"
         "[0]:\n"
         "  time      : 2024-05-01_12:00:00\n"
@@ -544,7 +545,7 @@ static void test_hosts_and_restarts(void **state)
     assert_string_equal(rep->job.by_rank[5]->host, "node7");
     assert_int_equal(rep->job.by_rank[5]->pid, 77);
     assert_int_equal(rep->job.by_rank[3]->pid, 1234);
-    expect_fact(rep, "job.restarts", "1");
+    expect_fact(rep, "job.restarts", "2");
     expect_fact(rep, "job.hosts", "2");
     ddx_report_free(rep);
 }
