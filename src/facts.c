@@ -383,8 +383,9 @@ static const extractor extractors[] = {
     /* at a line start (indented in a snippet) or after a shell prompt ("...$ ", "> ",
      * "host:dir# "), not in a commented-out line */
     ROW("launcher-name",
-        "(?:^[ \\t]*|[$>] |[^ \\t#]# )(?<v>torchrun|deepspeed|accelerate launch|srun|mpirun|"
-        "mpiexec|python3?(?: -m torch\\.distributed\\.(?:run|launch))?) +(?:-|\\S+\\.py\\b|python)",
+        "(?:^[ \\t]*|[$>] |[^ \\t#]# |\\b[A-Z_]+=\\S* )(?<v>torchrun|deepspeed|accelerate launch|"
+        "srun|mpirun|mpiexec|python3?(?: -m torch\\.distributed\\.(?:run|launch))?) +"
+        "(?:-|\\S+\\.py\\b|python|\\\\$)",
         "launcher.name"),
     /* accelerate launch: --num_processes counts every process of every machine */
     ROW("launcher-acc-nproc",
