@@ -430,13 +430,13 @@ static const extractor extractors[] = {
     ROW("ta-deepspeed", "(?:^|[ ,(])deepspeed=(?!None(?:[,)\\s]|$))(?<v>[^=,)\\s][^,)\\s]*)",
         "trainer.deepspeed"),
     /* frameworks present in tracebacks */
-    HAS("tb-deepspeed", "site-packages/deepspeed/", "deepspeed.in_traceback"),
-    HAS("tb-accelerate", "site-packages/accelerate/", "accelerate.in_traceback"),
+    HAS("tb-deepspeed", "(?:site|dist)-packages/deepspeed/", "deepspeed.in_traceback"),
+    HAS("tb-accelerate", "(?:site|dist)-packages/accelerate/", "accelerate.in_traceback"),
     HAS("tb-fsdp", "torch/distributed/fsdp/", "fsdp.in_traceback"),
     HAS("tb-megatron", "megatron/(?:core|training)/", "megatron.in_traceback"),
-    HAS("tb-trl", "site-packages/trl/", "trl.in_traceback"),
-    HAS("tb-peft", "site-packages/peft/", "peft.in_traceback"),
-    HAS("tb-bnb", "site-packages/bitsandbytes/", "bitsandbytes.in_traceback"),
+    HAS("tb-trl", "(?:site|dist)-packages/trl/", "trl.in_traceback"),
+    HAS("tb-peft", "(?:site|dist)-packages/peft/", "peft.in_traceback"),
+    HAS("tb-bnb", "(?:site|dist)-packages/bitsandbytes/", "bitsandbytes.in_traceback"),
     /* versions in paths: ".../lib/python3.10/site-packages/", ".../deepspeed-0.14.2-py3.10.egg/" */
     ROW("tb-python", "/python(?<v>3\\.\\d+)/(?:site|dist)-packages/", "python.version"),
     ROW("tb-egg", "/(?<pkg>" PKGS ")-" VER "-py3\\.\\d+(?:-[\\w-]+)?\\.egg/", "{pkg}.version"),
