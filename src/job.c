@@ -209,6 +209,7 @@ dx_rank *dx_job_rank(dx_job_model *jm, int r)
         x->rank = r;
         x->cuda_dev = -1;
         x->pid = -1;
+        x->nbatches = -1;
         x->timeout_seq = -1;
         x->last_completed = -1;
         x->last_enqueued = -1;
@@ -275,7 +276,8 @@ enum {
     JX_NCCL_COLL,
     JX_BAR_CUT,
     JX_WATCHDOG_RAN,
-    JX_LONG_WORK
+    JX_LONG_WORK,
+    JX_RANK_BATCHES
 };
 
 static const dx_signal extractors[] = {
@@ -465,6 +467,13 @@ static const dx_signal extractors[] = {
                       "(?:of )?[Ee]valuation|[Ss]tart of validation)\\b",
                       "common trainer logs (Hugging Face Trainer 'Saving model checkpoint to', "
                       "'***** Running Evaluation *****')", 0},
+    /* per-rank data sizes people print when a job hangs: "Rank = 2, Number of batches 8",
+     * "rank 0: len(dataloader)=120" */
+    [JX_RANK_BATCHES] = {"job-rank-batches", DX_ROLE_NOISE, 0,
+                         "\\b[Rr]ank\\s*[=:]?\\s*(?<rank>\\d+)\\b[,:]?\\s*(?:[Nn]umber of batches|"
+                         "num_batches|len\\((?:train_)?dataloader\\)|batches per epoch)\\s*[=:]?\\s*"
+                         "(?<m>\\d+)",
+                         "per-rank data sizes printed by training scripts", 0},
 };
 
 size_t dx_job_extractor_count(void) { return DX_ARRAY_LEN(extractors); }
@@ -699,6 +708,13 @@ int dx_job_hit(dx_job_model *jm, size_t i, struct dx_scan *s, int rank, const ch
             jm->nwork++;
         }
         return DDX_OK;
+    case JX_RANK_BATCHES: {
+        long long r = cap_ll(s, "rank", -1);
+        dx_rank *x = dx_job_rank(jm, (int)(r >= 0 && r < DX_JOB_MAX_RANK ? r : -1));
+        if (x)
+            x->nbatches = cap_ll(s, "m", -1);
+        return DDX_OK;
+    }
     case JX_BAR_CUT:
         if (jm->busy_rank < 0)
             jm->busy_rank = rank >= 0 ? rank : 0;
@@ -1025,6 +1041,37 @@ static int finished(const dx_rank *x) { return x->has_prog && x->prog_n == x->pr
  * failed waiting: the peer is in a collective the finished rank will never join. */
 static void find_uneven(dx_job_model *jm)
 {
+    /* the ranks' own data sizes, when printed: one rank with another number of batches per
+     * epoch than all the others */
+    for (size_t a = 0; a < jm->nby; a++) {
+        const dx_rank *x = jm->by_rank[a];
+        if (!x || x->nbatches < 0)
+            continue;
+        size_t same = 0, other = 0;
+        long long theirs = -1;
+        int agree = 1;
+        for (size_t b = 0; b < jm->nby; b++) {
+            const dx_rank *y = jm->by_rank[b];
+            if (!y || y == x || y->nbatches < 0)
+                continue;
+            if (y->nbatches == x->nbatches)
+                same++;
+            else if (theirs < 0) {
+                theirs = y->nbatches;
+                other++;
+            } else {
+                other++;
+                agree &= y->nbatches == theirs;
+            }
+        }
+        if (same || other < 1 || !agree)
+            continue;
+        jm->uneven = 1;
+        snprintf(jm->uneven_why, sizeof jm->uneven_why,
+                 "rank %d has %lld batches per epoch while the other %zu rank%s %lld", x->rank,
+                 x->nbatches, other, other == 1 ? " has" : "s have", theirs);
+        return;
+    }
     for (size_t a = 0; a < jm->nby; a++) {
         const dx_rank *done = jm->by_rank[a];
         if (!done || !finished(done) || done->timed_out || done->first_exception)

@@ -43,6 +43,7 @@ typedef struct dx_rank {
     int stack_pending;        /* the next frame line is the innermost of the main thread */
     long long prog_n, prog_m; /* the last "step N/M" progress it printed */
     int has_prog;
+    long long nbatches;       /* "Rank 2, Number of batches 8": its batches per epoch, -1 unknown */
     char tb_caller[64];       /* the innermost frame outside torch of the traceback being read */
     char *coll;               /* the collective its first traceback through distributed_c10d
                                  waits in ("all_reduce"), and the frame that called it */

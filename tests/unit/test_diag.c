@@ -586,6 +586,23 @@ static void test_uneven_inputs_from_progress(void **state)
     ddx_report *rep = run(DDX_DIAG_ALL, 1, in);
     assert_non_null(dx_facts_get(&rep->facts, "job.uneven_inputs"));
     assert_null(dx_facts_get(&rep->facts, "job.stuck_rank"));
+    ddx_report_free(rep);
+    /* the ranks' own printed data sizes say it too */
+    const char *const sizes[] = {
+        "console.log",
+        "Rank = 0, Number of batches 4\nRank = 1 Number of batches 4\n"
+        "Rank = 2, Number of batches 8\nRank = 3, Number of batches 4\n",
+    };
+    rep = run(DDX_DIAG_ALL, 1, sizes);
+    const dx_fact *u = dx_facts_get(&rep->facts, "job.uneven_inputs");
+    assert_non_null(u);
+    assert_non_null(strstr(u->value, "rank 2 has 8 batches"));
+    ddx_report_free(rep);
+    const char *const even[] = {"console.log", "rank 0: len(dataloader)=120\nrank 1: len(dataloader)=120\n"};
+    rep = run(DDX_DIAG_ALL, 1, even);
+    assert_null(dx_facts_get(&rep->facts, "job.uneven_inputs"));
+    ddx_report_free(rep);
+    rep = run(DDX_DIAG_ALL, 1, in);
     /* the rank that finished its loop is not stuck, and rank 0 only waited */
     assert_int_equal(ddx_report_culprit_rank(rep), -1);
     ddx_report_free(rep);
