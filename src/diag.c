@@ -343,9 +343,6 @@ static int scan_log(scan_state *st, const dx_member *m, dx_reader *r, dx_input_i
             last_rank = rank;
             if (as_log && (rc = dx_job_line(&st->rep->job, rank, &a)))
                 return rc;
-            st->rep->job.line_has_time = a.has_time;
-            if (a.has_time)
-                st->rep->job.line_time = a.time;
             for (; ci < ncands && cands[ci].line == off; ci++) {
                 uint32_t sig = cands[ci].sig;
                 if (!dx_scan_confirm(st->scan, sig, line, len))
@@ -359,6 +356,10 @@ static int scan_log(scan_state *st, const dx_member *m, dx_reader *r, dx_input_i
                 if (!as_log)
                     continue; /* env dumps give facts, not failures */
                 if (kb->sig_ref[sig] == DX_SIG_JOB) {
+                    /* (the line's own time, for the extractors that time what they see) */
+                    st->rep->job.line_has_time = a.has_time;
+                    if (a.has_time)
+                        st->rep->job.line_time = a.time;
                     if ((rc = dx_job_hit(&st->rep->job, kb->sig_idx[sig], st->scan, rank,
                                          m->path, lineno, line + a.body, len - a.body,
                                          ((uint64_t)input_index << 40) | lineno)))
@@ -977,21 +978,15 @@ static int find_culprit(ddx_report *rep)
         }
     }
     /* the watchdog picture */
-    size_t timed = 0, silent = 0, known = 0;
+    size_t timed = 0;
     long long lo = -1, hi = -1;
-    int lo_rank = -1, silent_rank = -1, nlo = 0;
+    int lo_rank = -1, nlo = 0;
     for (size_t r = 0; r < jm->nby; r++) {
         const dx_rank *x = jm->by_rank[r];
         if (!x)
             continue;
-        known++;
         if (x->timed_out)
             timed++;
-        else if (!x->first_error && !(x->has_prog && x->prog_n == x->prog_m)) {
-            /* (a rank that printed the last step of its loop is not stuck: it left) */
-            silent++;
-            silent_rank = x->rank;
-        }
         if (x->has_last_completed && x->last_completed >= 0) {
             if (lo < 0 || x->last_completed < lo) {
                 lo = x->last_completed;
@@ -1037,11 +1032,6 @@ static int find_culprit(ddx_report *rep)
                      "other ranks had moved on to later ones", wd, best);
         }
     }
-    if (wd < 0 && timed >= 1 && silent == 1 && known >= 2) {
-        wd = silent_rank;
-        snprintf(why, sizeof why, "%zu rank%s reported a watchdog timeout; rank %d, seen in the "
-                 "logs, reported none", timed, timed == 1 ? "" : "s", wd);
-    }
     /* a rank with nothing in flight (last enqueued = last completed) while the others wait on
      * an enqueued collective never entered it */
     if (wd < 0) {
@@ -1068,7 +1058,12 @@ static int find_culprit(ddx_report *rep)
     }
     if (wd < 0 && jm->stuck_rank >= 0) {
         wd = jm->stuck_rank;
-        snprintf(why, sizeof why, "%s", jm->stuck_why);
+        if (jm->stuck_timed)
+            snprintf(why, sizeof why, "%zu rank%s reported a watchdog timeout; rank %d, seen in "
+                     "the logs, reported none", jm->stuck_timed, jm->stuck_timed == 1 ? "" : "s",
+                     wd);
+        else
+            snprintf(why, sizeof why, "%s", jm->stuck_why);
     }
     {
         int first = jm->dump_from;

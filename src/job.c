@@ -1034,7 +1034,7 @@ static void find_stopped(dx_job_model *jm)
              (long long)((second - first) / 1000000));
 }
 
-static int finished(const dx_rank *x) { return x->has_prog && x->prog_n == x->prog_m; }
+int dx_rank_finished(const dx_rank *x) { return x->has_prog && x->prog_n == x->prog_m; }
 
 /* Uneven inputs: a rank that printed the last step of its loop ("step 4/4") and neither failed
  * nor timed out, while a peer that counts more steps per epoch ("step 4/6") timed out or
@@ -1074,7 +1074,7 @@ static void find_uneven(dx_job_model *jm)
     }
     for (size_t a = 0; a < jm->nby; a++) {
         const dx_rank *done = jm->by_rank[a];
-        if (!done || !finished(done) || done->timed_out || done->first_exception)
+        if (!done || !dx_rank_finished(done) || done->timed_out || done->first_exception)
             continue;
         for (size_t b = 0; b < jm->nby; b++) {
             const dx_rank *w = jm->by_rank[b];
@@ -1106,7 +1106,7 @@ static void find_stuck(dx_job_model *jm)
             timed++;
         else if (x->in_table)
             failed++;
-        else if (!x->first_error && !x->first_exception && !finished(x)) {
+        else if (!x->first_error && !x->first_exception && !dx_rank_finished(x)) {
             quiet++;
             q = x;
         }
@@ -1139,6 +1139,7 @@ static void find_stuck(dx_job_model *jm)
     if (!timed || quiet != 1)
         return;
     jm->stuck_rank = q->rank;
+    jm->stuck_timed = timed;
     if (q->has_prog)
         snprintf(jm->stuck_why, sizeof jm->stuck_why,
                  "%zu rank%s timed out waiting in a collective; rank %d printed no timeout and no "

@@ -113,6 +113,7 @@ typedef struct dx_job_model {
     int stuck_rank;           /* the one rank that neither finished, failed nor timed out while
                                  the others timed out waiting, -1 none */
     char stuck_why[256];
+    size_t stuck_timed;       /* ranks that timed out, when the stuck rank was seen in the logs */
     char hang_why[200];       /* stack dumps show ranks waiting in collectives and no rank
                                  failed: a hang ("" when not) */
     int coll_rank;            /* the rank alone in a different collective in the tracebacks */
@@ -134,6 +135,9 @@ DX_HIDDEN void dx_job_model_fini(dx_job_model *jm);
 DX_HIDDEN dx_rank *dx_job_rank(dx_job_model *jm, int r);
 /* Called for every log line with its attributed rank (may be -1). */
 DX_HIDDEN int dx_job_line(dx_job_model *jm, int rank, const dx_attr *a);
+
+/* Did rank x print the last step of its loop ("step 4/4")? */
+DX_HIDDEN int dx_rank_finished(const dx_rank *x);
 
 /* After every input is read: per-rank step statistics and the straggler, if any. */
 DX_HIDDEN void dx_job_finish(dx_job_model *jm);

@@ -42,7 +42,7 @@ static const char *rank_state(const ddx_report *rep, const dx_rank *x)
         return "silent";
     if (x->timed_out)
         return "timed out";
-    if (x->has_prog && x->prog_n == x->prog_m)
+    if (dx_rank_finished(x))
         return "healthy"; /* it printed the last step of its loop: finished, not silent */
     for (size_t r = 0; r < rep->job.nby; r++)
         if (rep->job.by_rank[r] && rep->job.by_rank[r]->timed_out)
