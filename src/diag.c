@@ -1102,13 +1102,15 @@ static int find_culprit(ddx_report *rep)
     if (stopped >= 0 && (rc = add_culprit_signal(rep, "output: %s", jm->stopped_why)))
         return rc;
     if (stack >= 0 &&
-        (rc = add_culprit_signal(rep, "stack dumps: every dumped rank waits in a collective "
-                                 "except rank %d, in %s", stack, jm->by_rank[stack]->waits_in)))
+        (rc = add_culprit_signal(rep, "stack dumps: %s", jm->stack_why)))
         return rc;
     if (desync >= 0 && (rc = add_culprit_signal(rep, "collective desync: %s", jm->desync_why)))
         return rc;
     int coll = jm->coll_rank;
     if (coll >= 0 && (rc = add_culprit_signal(rep, "tracebacks: %s", jm->coll_why)))
+        return rc;
+    int uneven = jm->uneven_rank;
+    if (uneven >= 0 && (rc = add_culprit_signal(rep, "per-rank data: %s", jm->uneven_why)))
         return rc;
     if (blamed >= 0 && (rc = add_culprit_signal(rep, "named in the log: the %s lines blame "
                                                  "rank %d", top->ref->id, blamed)))
@@ -1164,20 +1166,23 @@ static int find_culprit(ddx_report *rep)
                                               "others wait for it", top->ref->id)))
         return rc;
     int pick = slow >= 0 ? slow : desync >= 0 ? desync : blamed >= 0 ? blamed : root >= 0 ? root
-               : fr >= 0 ? fr : coll >= 0 ? coll : stack >= 0 ? stack : wd >= 0 ? wd
+               : fr >= 0 ? fr : coll >= 0 ? coll : uneven >= 0 ? uneven : stack >= 0 ? stack
+               : wd >= 0 ? wd
                : stopped >= 0 ? stopped : exc >= 0 ? exc : zero >= 0 ? zero : busy >= 0 ? busy
                : table;
     if (pick < 0)
         return DDX_OK;
     /* a launcher table alone is used only when some finding is reported */
-    if (slow < 0 && blamed < 0 && fr < 0 && desync < 0 && coll < 0 && root < 0 && stack < 0 &&
+    if (slow < 0 && blamed < 0 && fr < 0 && desync < 0 && coll < 0 && uneven < 0 && root < 0 &&
+        stack < 0 &&
         wd < 0 && exc < 0 && zero < 0 && busy < 0 && !rep->nkept)
         return DDX_OK;
     /* output that stops early alone is not enough to blame a rank when nothing failed */
     if (pick == stopped && !rep->nkept)
         return DDX_OK;
     rep->culprit = pick;
-    int all[] = {slow, blamed, fr, desync, coll, root, stack, wd, stopped, exc, zero, busy, table};
+    int all[] = {slow,    blamed, fr,  desync, coll, uneven, root,
+                 stack,   wd,     stopped, exc, zero, busy,   table};
     int agree = 1;
     for (size_t i = 0; i < DX_ARRAY_LEN(all); i++)
         agree &= all[i] < 0 || all[i] == pick;
@@ -1189,7 +1194,8 @@ static int find_culprit(ddx_report *rep)
              : root >= 0   ? "the first root failure is on this rank"
              : fr >= 0     ? "the flight recorder shows it out of step with the others"
              : coll >= 0   ? "its traceback is in a different collective from the others'"
-             : stack >= 0  ? "its stack is outside the collective the others wait in"
+             : uneven >= 0 ? "its number of batches differs from every other rank's"
+             : stack >= 0  ? "its stack is outside any collective while the job hangs"
              : wd >= 0   ? "the collective timeouts point at this rank"
              : stopped >= 0 ? "its output stops long before the others'"
              : exc >= 0  ? "this rank failed on its own while the others waited"

@@ -19,6 +19,9 @@ void dx_job_model_init(dx_job_model *jm)
     jm->table_rank = -1;
     jm->killed_rank = -1;
     jm->stack_rank = -1;
+    jm->hdr_rank = -1;
+    jm->uneven_rank = -1;
+    jm->stack_cur = -1;
     jm->stopped_rank = -1;
     jm->stuck_rank = -1;
     jm->coll_rank = -1;
@@ -223,6 +226,8 @@ int dx_job_line(dx_job_model *jm, int rank, const dx_attr *a)
 {
     if (jm->rc_lines_left > 0)
         jm->rc_lines_left--;
+    if (jm->hdr_left > 0)
+        jm->hdr_left--;
     if (rank < 0)
         return DDX_OK;
     dx_rank *x = dx_job_rank(jm, rank);
@@ -234,6 +239,22 @@ int dx_job_line(dx_job_model *jm, int rank, const dx_attr *a)
         x->last_time = a->time;
     }
     return DDX_OK;
+}
+
+/* A frame in the standard library's blocking calls (threading, queue, selectors, sockets,
+ * multiprocessing): where a thread waits, not what it waits for. */
+static int stdlib_wait_frame(const char *file, size_t n)
+{
+    static const char *const libs[] = {"threading.py", "queue.py", "selectors.py", "socket.py",
+                                       "multiprocessing/", "subprocess.py", "ssl.py",
+                                       "connection.py", "synchronize.py"};
+    for (size_t i = 0; i < DX_ARRAY_LEN(libs); i++) {
+        size_t k = strlen(libs[i]);
+        for (size_t j = 0; j + k <= n; j++)
+            if (!memcmp(file + j, libs[i], k) && (j == 0 || file[j - 1] == '/'))
+                return 1;
+    }
+    return 0;
 }
 
 /* ==== extractors =========================================================================== */
@@ -277,7 +298,10 @@ enum {
     JX_BAR_CUT,
     JX_WATCHDOG_RAN,
     JX_LONG_WORK,
-    JX_RANK_BATCHES
+    JX_RANK_BATCHES,
+    JX_STACK_HEADER,
+    JX_STACK_HEADER_RANK,
+    JX_PYSPY_PROCESS
 };
 
 static const dx_signal extractors[] = {
@@ -474,6 +498,20 @@ static const dx_signal extractors[] = {
                          "num_batches|len\\((?:train_)?dataloader\\)|batches per epoch)\\s*[=:]?\\s*"
                          "(?<m>\\d+)",
                          "per-rank data sizes printed by training scripts", 0},
+    /* who a posted stack dump belongs to, when its lines carry no rank prefix: a heading such
+     * as "The stack for rank0:" / "py-spy dump of rank 3" / "Rank 5:" on its own line, or
+     * py-spy's own first line, "Process 4242: python train.py --local_rank=1" */
+    [JX_STACK_HEADER] = {"job-stack-header", DX_ROLE_NOISE, 0,
+                         "^(?:[Tt]he )?(?:[Pp]y-?[Ss]py |[Pp]ython |[Mm]ain[- ]thread )?"
+                         "(?:[Ss]tack|[Dd]ump|[Tt]race(?:back)?)s? (?:of|for|from|on) "
+                         "(?:global )?[Rr]ank ?(?<rank>\\d+)\\b",
+                         "stack dumps as posted in reports", 0},
+    [JX_STACK_HEADER_RANK] = {"job-stack-header-rank", DX_ROLE_NOISE, 0,
+                              "^[Rr]ank ?(?<rank>\\d+)(?: (?:stack|py-spy dump|dump|trace))? ?:? *$",
+                              "stack dumps as posted in reports", 0},
+    [JX_PYSPY_PROCESS] = {"job-pyspy-process", DX_ROLE_NOISE, 0,
+                          "^Process \\d+: [^\\n]*--local[_-]rank[= ](?<rank>\\d+)",
+                          "py-spy dump output (first line: the process and its command line)", 0},
 };
 
 size_t dx_job_extractor_count(void) { return DX_ARRAY_LEN(extractors); }
@@ -819,8 +857,22 @@ int dx_job_hit(dx_job_model *jm, size_t i, struct dx_scan *s, int rank, const ch
             add_step(jm, rank, 0, sec);
         return DDX_OK;
     }
+    case JX_STACK_HEADER:
+    case JX_STACK_HEADER_RANK:
+    case JX_PYSPY_PROCESS: {
+        long long r = cap_ll(s, "rank", -1);
+        if (rank < 0 && r >= 0 && r < DX_JOB_MAX_RANK) {
+            jm->hdr_rank = (int)r;
+            jm->hdr_left = 6; /* the stack starts within a few lines of its heading */
+        }
+        return DDX_OK;
+    }
     case JX_PYSPY_THREAD:
     case JX_FH_THREAD: {
+        if (rank < 0 && jm->hdr_left > 0)
+            rank = jm->hdr_rank;
+        jm->stack_cur = rank;
+        jm->hdr_left = 0;
         dx_rank *x = dx_job_rank(jm, rank);
         if (x && !x->waits_in)
             x->stack_pending = 1;
@@ -828,14 +880,17 @@ int dx_job_hit(dx_job_model *jm, size_t i, struct dx_scan *s, int rank, const ch
     }
     case JX_PYSPY_FRAME:
     case JX_FH_FRAME: {
+        if (rank < 0)
+            rank = jm->stack_cur;
         dx_rank *x = dx_job_rank(jm, rank);
         if (!x || !x->stack_pending)
             return DDX_OK;
-        x->stack_pending = 0;
         dx_str fn, file, ln;
         if (!dx_scan_capture(s, "fn", &fn) || !dx_scan_capture(s, "file", &file) ||
-            !dx_scan_capture(s, "line", &ln))
+            !dx_scan_capture(s, "line", &ln)) {
+            x->stack_pending = 0;
             return DDX_OK;
+        }
         /* keep the file's last two path components: enough to read, short to print */
         const char *f = file.p + file.n;
         int slashes = 0;
@@ -844,8 +899,29 @@ int dx_job_hit(dx_job_model *jm, size_t i, struct dx_scan *s, int rank, const ch
         char buf[256];
         snprintf(buf, sizeof buf, "%.*s (%.*s:%.*s)", (int)fn.n, fn.p,
                  (int)(file.p + file.n - f), f, (int)ln.n, ln.p);
-        x->waits_in = dx_strdup(buf);
-        return x->waits_in ? DDX_OK : DDX_ENOMEM;
+        int lib = stdlib_wait_frame(file.p, file.n);
+        if (!x->waits_in) {
+            /* the innermost frame; when it is the standard library's waiting (a lock, a queue,
+             * a socket), the first caller outside it says what the rank waits for */
+            x->waits_in = dx_strdup(buf);
+            if (!x->waits_in)
+                return DDX_ENOMEM;
+            x->stack_pending = lib ? 8 : 0;
+            return DDX_OK;
+        }
+        if (lib) {
+            x->stack_pending--;
+            return DDX_OK;
+        }
+        x->stack_pending = 0;
+        size_t n = strlen(x->waits_in) + strlen(buf) + 16;
+        char *w = dx_malloc(n);
+        if (!w)
+            return DDX_ENOMEM;
+        snprintf(w, n, "%s, called from %s", x->waits_in, buf);
+        dx_free(x->waits_in);
+        x->waits_in = w;
+        return DDX_OK;
     }
     case JX_PROGRESS:
     case JX_TQDM_PROGRESS: {
@@ -961,17 +1037,25 @@ static void robust(dx_rank *x, int kind)
  * relative to the fastest is below 0.75) and at least 50 ms longer, over at least 5 steps; when steps are synchronised (DDP makes every rank's
  * step as slow as the slowest), the time a rank spends waiting for data tells instead: a rank
  * whose median data wait exceeds the fastest's by a quarter of its step and 50 ms. */
-/* Is this frame a collective or a wait on one? */
+/* Is this frame a collective or a wait on one? ("wait (" only in torch.distributed's own
+ * frames: the standard library's threading wait is not a collective) */
 static int in_collective(const char *frame)
 {
     static const char *const names[] = {
         "all_reduce", "all_gather", "broadcast", "barrier", "reduce_scatter", "all_to_all",
-        "_all_gather_base", "_reduce_scatter_base", "send (", "recv (", "wait (", "gather (",
-        "scatter (", "monitored_barrier", "synchronize"};
+        "_all_gather_base", "_reduce_scatter_base", "send (", "recv (", "gather (",
+        "scatter (", "monitored_barrier"};
     for (size_t i = 0; i < DX_ARRAY_LEN(names); i++)
         if (strstr(frame, names[i]))
             return 1;
-    return 0;
+    const char *w = strstr(frame, "wait (");
+    if (w) {
+        const char *end = strchr(w, ')');
+        const char *d = strstr(w, "distributed");
+        if (d && end && d < end)
+            return 1;
+    }
+    return strstr(frame, "synchronize (") && strstr(frame, "cuda") != NULL;
 }
 
 /* With stack dumps of several ranks: one rank outside any collective while the others all
@@ -992,11 +1076,25 @@ static void find_stack_outlier(dx_job_model *jm)
             noutside++;
         }
     }
-    if (dumped >= 2 && noutside == 1 && waiting == dumped - 1)
-        jm->stack_rank = outside;
     int failed = 0;
     for (size_t r = 0; r < jm->nby && !failed; r++)
         failed = jm->by_rank[r] && (jm->by_rank[r]->first_exception || jm->by_rank[r]->timed_out);
+    if (dumped >= 2 && noutside == 1 && waiting == dumped - 1) {
+        jm->stack_rank = outside;
+        snprintf(jm->stack_why, sizeof jm->stack_why, "every dumped rank waits in a collective "
+                 "except rank %d, in %s", outside, jm->by_rank[outside]->waits_in);
+    } else if (dumped == 1 && noutside == 1 && !failed) {
+        /* one rank's stack, taken because the job hung (people dump the rank they suspect):
+         * it is not waiting for the others, so it is the one the others wait for */
+        jm->stack_rank = outside;
+        snprintf(jm->stack_why, sizeof jm->stack_why, "the one dumped rank, %d, is outside any "
+                 "collective, in %s, and no rank failed or timed out", outside,
+                 jm->by_rank[outside]->waits_in);
+        if (jm->stuck_rank < 0) {
+            jm->stuck_rank = outside;
+            snprintf(jm->stuck_why, sizeof jm->stuck_why, "%.255s", jm->stack_why);
+        }
+    }
     if (waiting && !failed)
         snprintf(jm->hang_why, sizeof jm->hang_why,
                  "%zu of %zu dumped rank%s wait%s in a collective and no rank failed or timed out",
@@ -1070,6 +1168,10 @@ static void find_uneven(dx_job_model *jm)
         snprintf(jm->uneven_why, sizeof jm->uneven_why,
                  "rank %d has %lld batches per epoch while the other %zu rank%s %lld", x->rank,
                  x->nbatches, other, other == 1 ? " has" : "s have", theirs);
+        /* with three or more ranks the odd one out is the rank whose extra (or missing)
+         * collectives no peer matches; between two ranks neither is odder than the other */
+        if (other >= 2)
+            jm->uneven_rank = x->rank;
         return;
     }
     for (size_t a = 0; a < jm->nby; a++) {

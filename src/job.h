@@ -40,7 +40,8 @@ typedef struct dx_rank {
     double rel_speed;         /* fastest rank's median step / this rank's (1 = fastest) */
     char *waits_in;           /* innermost frame of the main thread in a py-spy or faulthandler
                                  dump: "all_reduce (torch/distributed/distributed_c10d.py:2050)" */
-    int stack_pending;        /* the next frame line is the innermost of the main thread */
+    int stack_pending;        /* frames still to read of the main thread's stack: the innermost,
+                                 then callers until one outside the standard library's waits */
     long long prog_n, prog_m; /* the last "step N/M" progress it printed */
     int has_prog;
     long long nbatches;       /* "Rank 2, Number of batches 8": its batches per epoch, -1 unknown */
@@ -108,8 +109,13 @@ typedef struct dx_job_model {
     char stopped_why[200];
     int stack_rank;           /* a rank whose stack is outside any collective while the other
                                  dumped ranks wait in one, -1 none */
+    char stack_why[300];
+    int hdr_rank;             /* the rank a stack dump's heading names ("The stack for rank0:") */
+    int hdr_left;             /* lines left in which that heading applies */
+    int stack_cur;            /* the rank of the stack dump being read, -1 none */
     int uneven;               /* a rank finished its loop while a peer with more steps waited */
     char uneven_why[256];
+    int uneven_rank;          /* the one rank whose data size differs from all (>= 2) others */
     int stuck_rank;           /* the one rank that neither finished, failed nor timed out while
                                  the others timed out waiting, -1 none */
     char stuck_why[256];

@@ -517,6 +517,47 @@ static void test_stack_dumps(void **state)
     ddx_report_free(rep);
 }
 
+static void test_one_stack_dump(void **state)
+{
+    (void)state;
+    /* one rank's py-spy dump, posted under a heading that names the rank: its main thread is
+     * in threading's wait, called from the data iterator; nothing failed. The standard
+     * library's wait is not a collective, and the caller outside it says what it waits for. */
+    const char *const in[] = {
+        "hang.txt",
+        "The stack for rank3:\n"
+        "Thread 0x7FA6E7C01740 (idle): \"MainThread\"\n"
+        "    wait (threading.py:302)\n"
+        "    get (queue.py:170)\n"
+        "    __next__ (fairseq/data/iterators.py:648)\n"
+        "    train (fairseq_cli/train.py:274)\n",
+    };
+    ddx_report *rep = run(DDX_DIAG_ALL, 1, in);
+    assert_non_null(rep->job.by_rank[3]);
+    assert_string_equal(rep->job.by_rank[3]->waits_in,
+                        "wait (threading.py:302), called from __next__ "
+                        "(fairseq/data/iterators.py:648)");
+    assert_int_equal(rep->job.stack_rank, 3);
+    assert_null(dx_facts_get(&rep->facts, "job.hang"));
+    assert_non_null(dx_facts_get(&rep->facts, "job.stuck_rank"));
+    assert_int_equal(ddx_report_culprit_rank(rep), 3);
+    ddx_report_free(rep);
+    /* the same rank's stack inside torch.distributed's wait is a waiting rank: no suspect */
+    const char *const waits[] = {
+        "hang.txt",
+        "Process 4242: python train.py --local_rank=1\n"
+        "Python v3.10.12 (/usr/bin/python3.10)\n\n"
+        "Thread 4242 (idle): \"MainThread\"\n"
+        "    wait (torch/distributed/distributed_c10d.py:1200)\n"
+        "    train_step (train.py:88)\n",
+    };
+    rep = run(DDX_DIAG_ALL, 1, waits);
+    assert_non_null(rep->job.by_rank[1]);
+    assert_int_equal(rep->job.stack_rank, -1);
+    assert_non_null(dx_facts_get(&rep->facts, "job.hang"));
+    ddx_report_free(rep);
+}
+
 static void test_hosts_and_restarts(void **state)
 {
     (void)state;
@@ -597,6 +638,15 @@ static void test_uneven_inputs_from_progress(void **state)
     const dx_fact *u = dx_facts_get(&rep->facts, "job.uneven_inputs");
     assert_non_null(u);
     assert_non_null(strstr(u->value, "rank 2 has 8 batches"));
+    /* one rank of four differs: its extra collectives are the ones nobody joins */
+    assert_int_equal(ddx_report_culprit_rank(rep), 2);
+    ddx_report_free(rep);
+    /* two ranks with different sizes: neither is the odd one out */
+    const char *const two[] = {"console.log",
+                               "Rank = 0, Number of batches 6\nRank = 1, Number of batches 4\n"};
+    rep = run(DDX_DIAG_ALL, 1, two);
+    assert_non_null(dx_facts_get(&rep->facts, "job.uneven_inputs"));
+    assert_int_equal(rep->job.uneven_rank, -1);
     ddx_report_free(rep);
     const char *const even[] = {"console.log", "rank 0: len(dataloader)=120\nrank 1: len(dataloader)=120\n"};
     rep = run(DDX_DIAG_ALL, 1, even);
@@ -969,6 +1019,7 @@ int main(void)
         cmocka_unit_test(test_torchelastic_killed_rank_over_named_victim),
         cmocka_unit_test(test_rank_output_stops_early),
         cmocka_unit_test(test_stack_dumps),
+        cmocka_unit_test(test_one_stack_dump),
         cmocka_unit_test(test_allocation_failures),
         cmocka_unit_test(test_uneven_inputs_from_progress),
         cmocka_unit_test(test_stuck_rank_mid_loop),
