@@ -1347,6 +1347,15 @@ int ddx_job_diagnose(ddx_job *job, int flags, ddx_report **out, ddx_error *err)
             x->last_time.year = st.year; /* glog times carry no year: give them the job's */
     }
     rep->job.year = st.year;
+    {
+        /* per-rank working time between collectives from the flight recorder, when no log
+         * gave step times (the two are not mixed) */
+        int steps = 0;
+        for (size_t r = 0; r < rep->job.nby && !steps; r++)
+            steps = rep->job.by_rank[r] && rep->job.by_rank[r]->nstep[0];
+        if (rep->nfr && !steps)
+            (void)dx_frdump_work(rep->fr, rep->nfr, dx_job_add_fr_work, &rep->job);
+    }
     dx_job_finish(&rep->job);
     if (rep->nfr) {
         rep->nfrf = dx_frdump_analyze(rep->fr, rep->nfr, rep->frf, DX_ARRAY_LEN(rep->frf));
@@ -1450,11 +1459,12 @@ int ddx_job_diagnose(ddx_job *job, int flags, ddx_report **out, ddx_error *err)
         const dx_rank *x = rep->job.by_rank[rep->job.straggler];
         char v[32];
         int n = snprintf(v, sizeof v, "%d", x->rank);
-        rc = dx_facts_set(&rep->facts, "job.straggler_rank", v, (size_t)n, "per-rank step times", 0);
+        const char *from = rep->job.steps_from_fr ? "flight-recorder work between collectives"
+                                                  : "per-rank step times";
+        rc = dx_facts_set(&rep->facts, "job.straggler_rank", v, (size_t)n, from, 0);
         n = snprintf(v, sizeof v, "%d", (int)(100 * x->rel_speed + 0.5));
         if (!rc)
-            rc = dx_facts_set(&rep->facts, "job.straggler_speed_pct", v, (size_t)n,
-                              "per-rank step times", 0);
+            rc = dx_facts_set(&rep->facts, "job.straggler_speed_pct", v, (size_t)n, from, 0);
         if (rc) {
             dx_err(err, rc, "out of memory");
             goto fail;

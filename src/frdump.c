@@ -636,6 +636,9 @@ static void get_entry(json_t *e, dx_fr_entry *x)
     x->state = state_of(json_string_value(json_object_get(e, "state")));
     json_t *d = json_object_get(e, "duration_ms");
     x->duration_ms = json_is_number(d) ? json_number_value(d) : -1;
+    json_t *c = json_object_get(e, "time_created_ns");
+    x->created_ms = json_is_number(c) && json_number_value(c) >= 0 ? json_number_value(c) / 1e6
+                                                                    : -1;
     flat_field(x->in_sizes, sizeof x->in_sizes, json_object_get(e, "input_sizes"), 0);
     flat_field(x->in_dtypes, sizeof x->in_dtypes, json_object_get(e, "input_dtypes"), 1);
     x->is_p2p = json_is_true(json_object_get(e, "is_p2p"));
@@ -1391,4 +1394,29 @@ size_t dx_frdump_analyze(const dx_frdump *dumps, size_t n, dx_fr_finding *out, s
     dx_free(names);
     dx_free(nodump);
     return w;
+}
+
+size_t dx_frdump_work(const dx_frdump *dumps, size_t n,
+                      void (*add)(void *ctx, int rank, double seconds), void *ctx)
+{
+    size_t given = 0;
+    for (size_t i = 0; i < n; i++) {
+        const dx_frdump *d = &dumps[i];
+        if (d->rank < 0)
+            continue;
+        for (size_t k = 1; k < d->nentries; k++) {
+            const dx_fr_entry *a = &d->entries[k - 1], *b = &d->entries[k];
+            if (a->is_p2p || b->is_p2p || a->state != DX_FR_COMPLETED ||
+                b->state != DX_FR_COMPLETED || a->duration_ms < 0 || a->created_ms < 0 ||
+                b->created_ms < 0 || a->coll_seq < 0 || b->coll_seq != a->coll_seq + 1 ||
+                strcmp(a->pg, b->pg))
+                continue;
+            double work = b->created_ms - (a->created_ms + a->duration_ms);
+            if (work < 0)
+                continue;
+            add(ctx, d->rank, work / 1000.0);
+            given++;
+        }
+    }
+    return given;
 }

@@ -49,6 +49,7 @@ typedef struct dx_fr_entry {
     char op[64];           /* profiling_name: "nccl:all_reduce", "nccl:send 1->2" */
     int state;             /* enum dx_fr_state */
     double duration_ms;    /* -1 when absent */
+    double created_ms;     /* time_created_ns / 1e6 (enqueue time on the rank), -1 when absent */
     char in_sizes[96];     /* input_sizes flattened: "[[1024,1024]]"; cut with "..." */
     char in_dtypes[48];    /* input_dtypes joined with ',': "Float", "Float,Half" */
     int is_p2p;
@@ -108,5 +109,13 @@ DX_HIDDEN void dx_frdump_fini(dx_frdump *d);
  * when memory runs out. */
 DX_HIDDEN size_t dx_frdump_analyze(const dx_frdump *dumps, size_t n, dx_fr_finding *out,
                                    size_t max);
+
+/* Each rank's working time between its collectives, from its own dump alone: for consecutive
+ * completed collectives k-1, k of one PG with durations and creation times, the time from the
+ * end of k-1 (created + duration_ms: every rank leaves a collective together) to the creation of
+ * k. A straggler works longest and waits least. Calls add(ctx, rank, seconds) for each interval
+ * (negative ones, a CPU running ahead of its GPU, are skipped) and returns how many it gave. */
+DX_HIDDEN size_t dx_frdump_work(const dx_frdump *dumps, size_t n,
+                                void (*add)(void *ctx, int rank, double seconds), void *ctx);
 
 #endif

@@ -538,6 +538,13 @@ static void add_step(dx_job_model *jm, int rank, int kind, double seconds)
     x->nstep[kind]++;
 }
 
+void dx_job_add_fr_work(void *jm_, int rank, double seconds)
+{
+    dx_job_model *jm = jm_;
+    jm->steps_from_fr = 1;
+    add_step(jm, rank, 0, seconds);
+}
+
 static long long cap_ll(struct dx_scan *s, const char *name, long long def)
 {
     dx_str v;
@@ -1349,10 +1356,19 @@ void dx_job_finish(dx_job_model *jm)
                     worst = x->rel_speed;
                     jm->straggler = x->rank;
                     jm->straggler_kind = 0;
-                    snprintf(jm->straggler_why, sizeof jm->straggler_why,
-                             "rank %d's median step takes %.3f s (MAD %.3f) against %.3f s on the "
-                             "fastest rank: %.0f%% of its speed", x->rank, x->step_median[0],
-                             x->step_mad[0], fastest[0], 100 * x->rel_speed);
+                    if (jm->steps_from_fr)
+                        snprintf(jm->straggler_why, sizeof jm->straggler_why,
+                                 "flight recorder: rank %d works a median %.3f s (MAD %.3f) "
+                                 "between the end of one collective and the start of the next, "
+                                 "against %.3f s on the fastest rank: %.0f%% of its speed",
+                                 x->rank, x->step_median[0], x->step_mad[0], fastest[0],
+                                 100 * x->rel_speed);
+                    else
+                        snprintf(jm->straggler_why, sizeof jm->straggler_why,
+                                 "rank %d's median step takes %.3f s (MAD %.3f) against %.3f s "
+                                 "on the fastest rank: %.0f%% of its speed", x->rank,
+                                 x->step_median[0], x->step_mad[0], fastest[0],
+                                 100 * x->rel_speed);
                 }
             }
         }

@@ -131,6 +131,7 @@ typedef struct dx_job_model {
     int straggler;            /* the slowest flagged rank, -1 none */
     int straggler_kind;       /* 0 step time, 1 data wait */
     char straggler_why[256];
+    int steps_from_fr;        /* the step samples are flight-recorder work intervals */
 } dx_job_model;
 
 #define DX_JOB_MAX_RANK 65536
@@ -141,6 +142,10 @@ DX_HIDDEN void dx_job_model_fini(dx_job_model *jm);
 DX_HIDDEN dx_rank *dx_job_rank(dx_job_model *jm, int r);
 /* Called for every log line with its attributed rank (may be -1). */
 DX_HIDDEN int dx_job_line(dx_job_model *jm, int rank, const dx_attr *a);
+
+/* A flight-recorder work interval of rank (dx_frdump_work's callback; jm is the model): used
+ * as that rank's step samples when the logs gave none. */
+DX_HIDDEN void dx_job_add_fr_work(void *jm, int rank, double seconds);
 
 /* Did rank x print the last step of its loop ("step 4/4")? */
 DX_HIDDEN int dx_rank_finished(const dx_rank *x);
