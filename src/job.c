@@ -428,8 +428,12 @@ static const dx_signal extractors[] = {
      * worker group" */
     [JX_RESTART] = {"job-restart", DX_ROLE_NOISE, 0,
                     "Worker group \\w+\\. (?<left>\\d+)/(?<max>\\d+) attempts left; will restart "
-                    "worker group|\\brestart_count=(?<count>\\d+)",
-                    "torch/distributed/elastic/agent/server/api.py", 0},
+                    "worker group|\\brestart_count=(?<count>\\d+)|"
+                    "\\bCycle: (?<cycle>\\d+) Event: \\w+ Node: ",
+                    "torch/distributed/elastic/agent/server/api.py; nvidia-resiliency-ext's "
+                    "ft_launcher, nvidia_resiliency_ext/shared_utils/profiling.py ('  - Cycle: N "
+                    "Event: failure_detected Node: ... Rank: ... Time: ... UTC', N counting the "
+                    "failures detected)", 0},
     [JX_CLOSING] = {"job-closing-signal", DX_ROLE_NOISE, 0,
                     "Sending process \\d+ closing signal SIG[A-Z]+",
                     "torch/distributed/elastic/multiprocessing/api.py", 0},
@@ -771,6 +775,8 @@ int dx_job_hit(dx_job_model *jm, size_t i, struct dx_scan *s, int rank, const ch
         /* "... attempts left; will restart" counts one restart; the rendezvous result's
          * "restart_count=N" says how many happened so far */
         long long n = cap_ll(s, "count", -1);
+        if (n < 0)
+            n = cap_ll(s, "cycle", -1); /* restart cycle N follows the N-th failure */
         if (n >= 0) {
             if (n > jm->restarts)
                 jm->restarts = (int)n;

@@ -589,6 +589,19 @@ static void test_hosts_and_restarts(void **state)
     expect_fact(rep, "job.restarts", "2");
     expect_fact(rep, "job.hosts", "2");
     ddx_report_free(rep);
+    /* nvidia-resiliency-ext's ft_launcher numbers its restart cycles (the message of
+     * shared_utils/profiling.py, without the logger's prefix): cycle 3 follows the third
+     * detected failure */
+    const char *const ft[] = {
+        "launcher.log",
+        "  - Cycle: 0 "
+        "Event: rendezvous_started Node: node1 Rank: 0 Time: 2025-06-01 10:00:00.000 UTC\n"
+        "  - Cycle: 3 "
+        "Event: failure_detected Node: node1 Rank: 0 Time: 2025-06-01 11:00:00.000 UTC\n",
+    };
+    rep = run(DDX_DIAG_ALL, 1, ft);
+    expect_fact(rep, "job.restarts", "3");
+    ddx_report_free(rep);
 }
 
 static void test_allocation_failures(void **state)
