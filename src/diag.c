@@ -29,6 +29,7 @@
 #define DX_NO_ROOT 1.0
 #define DX_KEEP_MIN 0.25   /* a candidate below this confidence is reported only with --all */
 #define DX_KEEP_MAX 5
+#define DX_DIFF_MIN 0.08   /* the least confidence of a differential alternative (differential()) */
 #define DX_TIMELINE_MAX 60
 #define DX_CONFIG_MAX (16u << 20)
 #define DX_FRDUMP_MAX (256u << 20) /* one rank's flight-recorder dump */
@@ -784,6 +785,25 @@ static void confidences(ddx_report *rep)
         f->confidence = exp(f->logit) / z;
     }
 }
+/* The differential: a candidate below DX_KEEP_MIN is still shown when it reads one of the top
+ * finding's root lines as a root line of its own, so the same message is explained two ways
+ * (the reader sees both, and the checks that tell them apart). Down to DX_DIFF_MIN. */
+static int differential(const ddx_report *rep, size_t i)
+{
+    const dx_finding *top = &rep->f[0], *f = &rep->f[i];
+    if (i == 0 || f->confidence < DX_DIFF_MIN || !f->has_root || !top->has_root)
+        return 0;
+    for (size_t a = 0; a < top->nevid; a++) {
+        if (top->evid[a].sig->role != DX_ROLE_ROOT || top->evid[a].weight <= 0)
+            continue;
+        for (size_t b = 0; b < f->nevid; b++)
+            if (f->evid[b].sig->role == DX_ROLE_ROOT && f->evid[b].weight > 0 &&
+                f->evid[b].ev->seq == top->evid[a].ev->seq)
+                return 1;
+    }
+    return 0;
+}
+
 
 static int score_all(ddx_report *rep)
 {
@@ -846,7 +866,8 @@ static int score_all(ddx_report *rep)
     qsort(rep->f, rep->nf, sizeof(dx_finding), cmp_finding);
     confidences(rep);
     for (size_t i = 0; i < rep->nf; i++) {
-        if (!rep->all && (rep->nkept >= DX_KEEP_MAX || rep->f[i].confidence < DX_KEEP_MIN))
+        if (!rep->all && (rep->nkept >= DX_KEEP_MAX ||
+                          (rep->f[i].confidence < DX_KEEP_MIN && !differential(rep, i))))
             break;
         rep->nkept++;
     }
