@@ -1415,6 +1415,12 @@ int ddx_job_diagnose(ddx_job *job, int flags, ddx_report **out, ddx_error *err)
         /* an exception printed without a rank is most likely that rank's own error */
         if (jm->unranked_exc)
             lr = -1;
+        /* exit code -6 (SIGABRT) while ranks report watchdog timeouts is a watchdog taking a
+         * waiting rank down: the launcher saw a victim first, not the cause */
+        int lcode = jm->nagent == 1 ? jm->agent_code : jm->srun_code;
+        for (size_t r = 0; r < jm->nby && lr >= 0 && lcode == -6; r++)
+            if (jm->by_rank[r] && jm->by_rank[r]->timed_out)
+                lr = -1;
         /* only when that rank's own error is not in the inputs: then its log is what to read */
         if (lr >= 0 && (size_t)lr < jm->nby && jm->by_rank[lr] &&
             (jm->by_rank[lr]->first_exception || jm->by_rank[lr]->first_error ||

@@ -314,6 +314,7 @@ static const dx_signal extractors[] = {
     /* 2.4-2.5 "last enqueued NCCL work: E, last completed NCCL work: C"; 2.6+ "last enqueued
      * work: E, last completed work: C" */
     [JX_LAST_COMPLETED] = {"job-last-completed", DX_ROLE_NOISE, 0,
+                           "(?:(?<to>Timeout) at NCCL work: (?<seq>\\d+), )?"
                            "[Ll]ast enqueued (?:NCCL )?work: (?<enq>-?\\d+), last completed "
                            "(?:NCCL )?work: (?<done>-?\\d+)",
                            "torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp", 0},
@@ -637,6 +638,13 @@ int dx_job_hit(dx_job_model *jm, size_t i, struct dx_scan *s, int rank, const ch
             x->last_completed = cap_ll(s, "done", -1);
             x->last_enqueued = cap_ll(s, "enq", -1);
             x->has_last_completed = 1;
+        }
+        /* "Timeout at NCCL work: N" (2.4+) says the rank timed out even when its watchdog
+         * line is not in the inputs */
+        dx_str to;
+        if (x && !x->timed_out && dx_scan_capture(s, "to", &to) && to.n) {
+            x->timed_out = 1;
+            x->timeout_seq = cap_ll(s, "seq", -1);
         }
         return DDX_OK;
     }

@@ -785,6 +785,23 @@ static void test_launcher_names_failed_rank(void **state)
     expect_fact(rep, "job.launcher_failed_rank", "1");
     expect_fact(rep, "job.launcher_exitcode", "-9");
     ddx_report_free(rep);
+    /* exit -6 while a rank reports a timeout (here only the 2.4+ "Timeout at NCCL work" line):
+     * the watchdog took a waiting rank down; the launcher's first failure is a victim */
+    const char *const ab[] = {
+        "console.log",
+        "[rank7]:[E1129 11:56:57.642513817 ProcessGroupNCCL.cpp:1834] [PG ID 0 PG GUID "
+        "0(default_pg) Rank 7] Timeout at NCCL work: 28956, last enqueued NCCL work: 28956, last "
+        "completed NCCL work: 28955.\n"
+        "W1129 11:56:59.150000 29471 torch/distributed/elastic/multiprocessing/api.py:897] "
+        "Sending process 29574 closing signal SIGTERM\n"
+        "E1129 11:57:07.249000 29471 torch/distributed/elastic/multiprocessing/api.py:869] "
+        "failed (exitcode: -6) local_rank: 3 (pid: 29577) of binary: /usr/bin/python\n",
+    };
+    rep = run(DDX_DIAG_ALL, 1, ab);
+    assert_true(rep->job.by_rank[7]->timed_out);
+    assert_int_equal(rep->job.by_rank[7]->timeout_seq, 28956);
+    assert_null(dx_facts_get(&rep->facts, "job.launcher_failed_rank"));
+    ddx_report_free(rep);
 }
 
 static void test_table_lists_all_but_one(void **state)
