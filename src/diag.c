@@ -1405,6 +1405,9 @@ int ddx_job_diagnose(ddx_job *job, int flags, ddx_report **out, ddx_error *err)
         if (jm->uneven)
             rc = dx_facts_set(&rep->facts, "job.uneven_inputs", jm->uneven_why,
                               strlen(jm->uneven_why), "per-rank step progress", 0);
+        if (!rc && jm->after_done_why[0])
+            rc = dx_facts_set(&rep->facts, "job.timeout_after_loop", jm->after_done_why,
+                              strlen(jm->after_done_why), "line order in the job's output", 0);
         if (!rc && jm->stuck_rank >= 0) {
             int n = snprintf(v, sizeof v, "%d", jm->stuck_rank);
             rc = dx_facts_set(&rep->facts, "job.stuck_rank", v, (size_t)n, jm->stuck_why, 0);

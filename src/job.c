@@ -301,7 +301,8 @@ enum {
     JX_RANK_BATCHES,
     JX_STACK_HEADER,
     JX_STACK_HEADER_RANK,
-    JX_PYSPY_PROCESS
+    JX_PYSPY_PROCESS,
+    JX_TRAIN_DONE
 };
 
 static const dx_signal extractors[] = {
@@ -517,6 +518,12 @@ static const dx_signal extractors[] = {
     [JX_PYSPY_PROCESS] = {"job-pyspy-process", DX_ROLE_NOISE, 0,
                           "^Process \\d+: [^\\n]*--local[_-]rank[= ](?<rank>\\d+)",
                           "py-spy dump output (first line: the process and its command line)", 0},
+    /* trainers announcing the end of training */
+    [JX_TRAIN_DONE] = {"job-train-done", DX_ROLE_NOISE, 0,
+                       "`Trainer\\.fit` stopped: `max_(?:epochs|steps)=\\d+` reached|"
+                       "Training completed\\. Do not forget to share your model",
+                       "lightning/pytorch/loops/fit_loop.py (rank_zero_info); "
+                       "transformers/trainer.py (_inner_training_loop)", 0},
 };
 
 size_t dx_job_extractor_count(void) { return DX_ARRAY_LEN(extractors); }
@@ -610,6 +617,9 @@ int dx_job_hit(dx_job_model *jm, size_t i, struct dx_scan *s, int rank, const ch
                uint64_t line, const char *text, size_t len, uint64_t seq)
 {
     switch (i) {
+    case JX_TRAIN_DONE:
+        snprintf(jm->done_what, sizeof jm->done_what, "the trainer's end-of-training message");
+        return DDX_OK;
     case JX_WATCHDOG:
     case JX_WATCHDOG_LOOSE:
     case JX_BLOCKING_WAIT: {
@@ -619,6 +629,10 @@ int dx_job_hit(dx_job_model *jm, size_t i, struct dx_scan *s, int rank, const ch
         dx_rank *x = dx_job_rank(jm, (int)(r >= 0 && r < DX_JOB_MAX_RANK ? r : -1));
         if (!x)
             return DDX_OK;
+        if (jm->done_what[0] && !jm->after_done_why[0])
+            snprintf(jm->after_done_why, sizeof jm->after_done_why, "rank %d's collective timed "
+                     "out after %s (the end of a loop: saving, evaluation or the next epoch "
+                     "follows)", x->rank, jm->done_what);
         if (!x->timed_out) {
             x->timed_out = 1;
             x->timeout_seq = cap_ll(s, "seq", -1);
@@ -953,6 +967,8 @@ int dx_job_hit(dx_job_model *jm, size_t i, struct dx_scan *s, int rank, const ch
             x->prog_m = m;
             x->has_prog = 1;
         }
+        if (n > 0 && n == m && !jm->done_what[0])
+            snprintf(jm->done_what, sizeof jm->done_what, "a progress bar at %lld/%lld", n, m);
         return DDX_OK;
     }
     case JX_TB_FRAME:

@@ -132,6 +132,8 @@ typedef struct dx_job_model {
     int straggler_kind;       /* 0 step time, 1 data wait */
     char straggler_why[256];
     int steps_from_fr;        /* the step samples are flight-recorder work intervals */
+    char done_what[64];       /* what showed a loop's end ("a progress bar at 9/9"), "" none */
+    char after_done_why[200]; /* a watchdog timeout printed after that, "" none */
 } dx_job_model;
 
 #define DX_JOB_MAX_RANK 65536

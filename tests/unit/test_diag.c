@@ -558,6 +558,39 @@ static void test_one_stack_dump(void **state)
     ddx_report_free(rep);
 }
 
+static void test_timeout_after_loop(void **state)
+{
+    (void)state;
+    const char *wd = "[E ProcessGroupNCCL.cpp:828] [Rank 0] Watchdog caught collective operation "
+                     "timeout: WorkNCCL(SeqNum=2778, OpType=_ALLGATHER_BASE, Timeout(ms)=1800000) "
+                     "ran for 1801649 milliseconds before timing out.\n";
+    const char *bar = "100%|##########| 9/9 [01:54<00:00, 12.76s/it]\n";
+    char after[512], before[512];
+    snprintf(after, sizeof after, "%s%s", bar, wd);
+    snprintf(before, sizeof before, "%s%s", wd, bar);
+    const char *const in1[] = {"console.log", after};
+    ddx_report *rep = run(DDX_DIAG_ALL, 1, in1);
+    const dx_fact *f = dx_facts_get(&rep->facts, "job.timeout_after_loop");
+    assert_non_null(f);
+    assert_non_null(strstr(f->value, "9/9"));
+    ddx_report_free(rep);
+    /* a bar that ends after the timeout says nothing about when it happened */
+    const char *const in2[] = {"console.log", before};
+    rep = run(DDX_DIAG_ALL, 1, in2);
+    assert_null(dx_facts_get(&rep->facts, "job.timeout_after_loop"));
+    ddx_report_free(rep);
+    /* a bar still running is not the end of a loop */
+    const char *const in3[] = {"console.log",
+                               "75%|#######5  | 3/4 [01:51<00:25, 25.36s/it]\n"
+                               "[E ProcessGroupNCCL.cpp:828] [Rank 0] Watchdog caught collective "
+                               "operation timeout: WorkNCCL(SeqNum=5, OpType=ALLREDUCE, "
+                               "Timeout(ms)=1800000) ran for 1800012 milliseconds before timing "
+                               "out.\n"};
+    rep = run(DDX_DIAG_ALL, 1, in3);
+    assert_null(dx_facts_get(&rep->facts, "job.timeout_after_loop"));
+    ddx_report_free(rep);
+}
+
 static void test_hosts_and_restarts(void **state)
 {
     (void)state;
@@ -1050,6 +1083,7 @@ int main(void)
         cmocka_unit_test(test_rank_output_stops_early),
         cmocka_unit_test(test_stack_dumps),
         cmocka_unit_test(test_one_stack_dump),
+        cmocka_unit_test(test_timeout_after_loop),
         cmocka_unit_test(test_allocation_failures),
         cmocka_unit_test(test_uneven_inputs_from_progress),
         cmocka_unit_test(test_stuck_rank_mid_loop),
