@@ -214,6 +214,7 @@ dx_rank *dx_job_rank(dx_job_model *jm, int r)
         x->pid = -1;
         x->nbatches = -1;
         x->timeout_seq = -1;
+        x->timeout_numel = -1;
         x->last_completed = -1;
         x->last_enqueued = -1;
         jm->by_rank[r] = x;
@@ -255,6 +256,70 @@ static int stdlib_wait_frame(const char *file, size_t n)
                 return 1;
     }
     return 0;
+}
+
+/* The decimal number at p (before end), -1 when none. */
+static long long leading_ll(const char *p, const char *end)
+{
+    long long v = 0;
+    int nd = 0;
+    while (p && p < end && *p >= '0' && *p <= '9' && nd < 18) {
+        v = v * 10 + (*p++ - '0');
+        nd++;
+    }
+    return nd ? v : -1;
+}
+
+/* Ranks writing to one console can run their lines together: every further "[Rank N] Watchdog
+ * caught collective operation timeout: WorkNCCL(SeqNum=S, OpType=OP" on the line is rank N's
+ * own timeout (the match gave the first one, of rank first). */
+static void more_watchdogs(dx_job_model *jm, const char *text, size_t len, int first)
+{
+    static const char key[] = "] Watchdog caught collective operation timeout: Work";
+    const size_t kn = sizeof key - 1;
+    size_t seen = 0;
+    for (size_t i = 0; i + kn <= len; i++) {
+        if (memcmp(text + i, key, kn))
+            continue;
+        if (seen++ == 0)
+            continue; /* the first one is the match's */
+        /* back to "[Rank N" just before the key */
+        size_t j = i;
+        while (j > 0 && text[j - 1] >= '0' && text[j - 1] <= '9' && i - j < 7)
+            j--;
+        if (j == i || j < 6 || memcmp(text + j - 6, "[Rank ", 6))
+            continue;
+        long long r = 0;
+        for (size_t k = j; k < i; k++)
+            r = r * 10 + (text[k] - '0');
+        if (r == first || r >= DX_JOB_MAX_RANK)
+            continue;
+        dx_rank *x = dx_job_rank(jm, (int)r);
+        if (!x || x->timed_out)
+            continue;
+        x->timed_out = 1;
+        jm->nwatchdog++;
+        const char *p = text + i + kn, *end = text + len;
+        const char *sq = NULL, *op = NULL, *nm = NULL;
+        for (const char *q = p; q + 9 <= end && q < p + 80 && *q != ')'; q++) {
+            if (!sq && !memcmp(q, "SeqNum=", 7))
+                sq = q + 7;
+            if (!op && !memcmp(q, "OpType=", 7))
+                op = q + 7;
+            if (!nm && !memcmp(q, "NumelIn=", 8))
+                nm = q + 8;
+        }
+        x->timeout_seq = leading_ll(sq, end);
+        x->timeout_numel = leading_ll(nm, end);
+        if (op) {
+            size_t n = 0;
+            while (op + n < end && n < sizeof x->timeout_op - 1 &&
+                   (op[n] == '_' || (op[n] >= 'A' && op[n] <= 'Z')))
+                n++;
+            memcpy(x->timeout_op, op, n);
+            x->timeout_op[n] = '\0';
+        }
+    }
 }
 
 /* ==== extractors =========================================================================== */
@@ -302,7 +367,8 @@ enum {
     JX_STACK_HEADER,
     JX_STACK_HEADER_RANK,
     JX_PYSPY_PROCESS,
-    JX_TRAIN_DONE
+    JX_TRAIN_DONE,
+    JX_BAR_CLEARED
 };
 
 static const dx_signal extractors[] = {
@@ -524,6 +590,9 @@ static const dx_signal extractors[] = {
                        "Training completed\\. Do not forget to share your model",
                        "lightning/pytorch/loops/fit_loop.py (rank_zero_info); "
                        "transformers/trainer.py (_inner_training_loop)", 0},
+    /* a bar closed with leave=False: tqdm overwrites it with spaces */
+    [JX_BAR_CLEARED] = {"job-bar-cleared", DX_ROLE_NOISE, 0, "^ {20,}\\r?$",
+                        "tqdm (std.py close(): the bar's line blanked when leave=False)", 0},
 };
 
 size_t dx_job_extractor_count(void) { return DX_ARRAY_LEN(extractors); }
@@ -617,6 +686,10 @@ int dx_job_hit(dx_job_model *jm, size_t i, struct dx_scan *s, int rank, const ch
                uint64_t line, const char *text, size_t len, uint64_t seq)
 {
     switch (i) {
+    case JX_BAR_CLEARED:
+        if (rank < 0 && !jm->nwatchdog && jm->bar0_before[0])
+            jm->bar0_closed = 1;
+        return DDX_OK;
     case JX_TRAIN_DONE:
         snprintf(jm->done_what, sizeof jm->done_what, "the trainer's end-of-training message");
         return DDX_OK;
@@ -629,6 +702,7 @@ int dx_job_hit(dx_job_model *jm, size_t i, struct dx_scan *s, int rank, const ch
         dx_rank *x = dx_job_rank(jm, (int)(r >= 0 && r < DX_JOB_MAX_RANK ? r : -1));
         if (!x)
             return DDX_OK;
+        jm->nwatchdog++;
         if (jm->done_what[0] && !jm->after_done_why[0])
             snprintf(jm->after_done_why, sizeof jm->after_done_why, "rank %d's collective timed "
                      "out after %s (the end of a loop: saving, evaluation or the next epoch "
@@ -644,6 +718,8 @@ int dx_job_hit(dx_job_model *jm, size_t i, struct dx_scan *s, int rank, const ch
                 x->timeout_op[n] = '\0';
             }
         }
+        if (i == JX_WATCHDOG)
+            more_watchdogs(jm, text, len, x->rank);
         return DDX_OK;
     }
     case JX_LAST_COMPLETED: {
@@ -966,6 +1042,11 @@ int dx_job_hit(dx_job_model *jm, size_t i, struct dx_scan *s, int rank, const ch
             x->prog_n = n;
             x->prog_m = m;
             x->has_prog = 1;
+        }
+        /* an unprefixed bar before any timeout: trainers draw bars on rank 0 */
+        if (rank < 0 && !jm->nwatchdog && n >= 0 && m > 0 && n <= m) {
+            snprintf(jm->bar0_before, sizeof jm->bar0_before, "%lld/%lld", n, m);
+            jm->bar0_closed = n == m;
         }
         if (n > 0 && n == m && !jm->done_what[0])
             snprintf(jm->done_what, sizeof jm->done_what, "a progress bar at %lld/%lld", n, m);
@@ -1445,6 +1526,26 @@ void dx_job_finish(dx_job_model *jm)
                      "logged the start of long work (saving, evaluation)", jm->wait[w].rank, t, r,
                      jm->work[k].rank >= 0 ? "" : " (no rank prefix: rank 0 logs)");
             break;
+        }
+    }
+    /* rank 0 alone in work of its own: its (unprefixed) progress bar is the last output before
+     * other ranks time out in a collective, that loop had ended (the bar reached its total or
+     * was blanked on close), and rank 0 itself reports no timeout and no error; so it went on
+     * to something else rather than wait with them (rank-0-only evaluation, saving). A bar cut
+     * mid-loop is not enough: every rank stalls in the same step then, rank 0 included. */
+    if (jm->busy_rank < 0 && jm->bar0_before[0] && jm->bar0_closed) {
+        const dx_rank *z = jm->nby ? jm->by_rank[0] : NULL;
+        size_t others = 0;
+        for (size_t r = 1; r < jm->nby; r++)
+            others += jm->by_rank[r] && jm->by_rank[r]->timed_out;
+        if (others && !(z && (z->timed_out || z->first_error || z->first_exception))) {
+            jm->busy_rank = 0;
+            snprintf(jm->busy_why, sizeof jm->busy_why,
+                     "an unprefixed progress bar (trainers draw bars on rank 0) ran to %s and "
+                     "closed just before %zu other rank%s timed out in a collective, and rank 0 "
+                     "reported no timeout: it was busy alone while they waited",
+                     jm->bar0_before, others,
+                     others == 1 ? "" : "s");
         }
     }
     /* Megatron's straggler detector, when step times gave no straggler: the rank named slowest

@@ -134,6 +134,10 @@ typedef struct dx_job_model {
     int steps_from_fr;        /* the step samples are flight-recorder work intervals */
     char done_what[64];       /* what showed a loop's end ("a progress bar at 9/9"), "" none */
     char after_done_why[200]; /* a watchdog timeout printed after that, "" none */
+    int nwatchdog;            /* watchdog timeout lines read so far */
+    char bar0_before[48];     /* the last unprefixed progress bar ("5853/6019") read before the
+                                 first watchdog timeout, "" none */
+    int bar0_closed;          /* ... and that bar's loop ended (n = total, or the bar blanked) */
 } dx_job_model;
 
 #define DX_JOB_MAX_RANK 65536

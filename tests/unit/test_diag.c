@@ -591,6 +591,84 @@ static void test_timeout_after_loop(void **state)
     ddx_report_free(rep);
 }
 
+static void test_rank0_bar_before_timeouts(void **state)
+{
+    (void)state;
+    /* rank 0's evaluation bar, then ranks 7 and 3 time out; rank 0 does not: it was busy */
+    const char *const in[] = {
+        "console.log",
+        " 94%|#########3| 5651/6019 [00:10<00:00, 998.96it/s]\n"
+        " 97%|#########7| 5853/6019 [00:10<00:00, 1245.09it/s]\n"
+        "                                                     \n"
+        "[E ProcessGroupNCCL.cpp:566] [Rank 7] Watchdog caught collective operation timeout: "
+        "WorkNCCL(OpType=ALLREDUCE, Timeout(ms)=1800000) ran for 1806871 milliseconds before "
+        "timing out.\n"
+        "[E ProcessGroupNCCL.cpp:566] [Rank 3] Watchdog caught collective operation timeout: "
+        "WorkNCCL(OpType=ALLREDUCE, Timeout(ms)=1800000) ran for 1806762 milliseconds before "
+        "timing out.\n",
+    };
+    ddx_report *rep = run(DDX_DIAG_ALL, 1, in);
+    assert_int_equal(rep->job.busy_rank, 0);
+    assert_non_null(strstr(rep->job.busy_why, "5853/6019"));
+    ddx_report_free(rep);
+    /* a training bar cut mid-loop by the timeouts: every rank stalled in that step */
+    const char *const mid[] = {
+        "console.log",
+        "  3%|3         | 270/9847 [05:50<3:17:42,  1.24s/it]\n"
+        "[E ProcessGroupNCCL.cpp:467] [Rank 1] Watchdog caught collective operation timeout: "
+        "WorkNCCL(SeqNum=211067, OpType=_ALLGATHER_BASE, NumelIn=2359296, NumelOut=18874368, "
+        "Timeout(ms)=1800000) ran for 1800493 milliseconds before timing out.\n",
+    };
+    rep = run(DDX_DIAG_ALL, 1, mid);
+    assert_int_equal(rep->job.busy_rank, -1);
+    ddx_report_free(rep);
+    /* the same with rank 0 timing out as well: it waited like the others */
+    const char *const all[] = {
+        "console.log",
+        " 97%|#########7| 5853/6019 [00:10<00:00, 1245.09it/s]\n"
+        "[E ProcessGroupNCCL.cpp:566] [Rank 0] Watchdog caught collective operation timeout: "
+        "WorkNCCL(OpType=ALLREDUCE, Timeout(ms)=1800000) ran for 1806871 milliseconds before "
+        "timing out.\n"
+        "[E ProcessGroupNCCL.cpp:566] [Rank 3] Watchdog caught collective operation timeout: "
+        "WorkNCCL(OpType=ALLREDUCE, Timeout(ms)=1800000) ran for 1806762 milliseconds before "
+        "timing out.\n",
+    };
+    rep = run(DDX_DIAG_ALL, 1, all);
+    assert_int_equal(rep->job.busy_rank, -1);
+    ddx_report_free(rep);
+}
+
+static void test_watchdogs_run_together(void **state)
+{
+    (void)state;
+    /* three ranks' watchdog lines run together on one console line; rank 0 printed nothing:
+     * each is its rank's own timeout, and rank 0 is the one the others wait for */
+    const char *const in[] = {
+        "console.log",
+        "[rank2]:[E1112 01:08:10.035905893 ProcessGroupNCCL.cpp:607] [Rank 2] Watchdog caught "
+        "collective operation timeout: WorkNCCL(SeqNum=2, OpType=ALLREDUCE, NumelIn=1, "
+        "NumelOut=1, Timeout(ms)=600000) ran for 600061 milliseconds before timing out. "
+        "[rank3]:[E1112 01:08:10.036188421 ProcessGroupNCCL.cpp:607] [Rank 3] Watchdog caught "
+        "collective operation timeout: WorkNCCL(SeqNum=2, OpType=ALLREDUCE, NumelIn=1, "
+        "NumelOut=1, Timeout(ms)=600000) ran for 600062 milliseconds before timing out. "
+        "[rank1]:[E1112 01:08:10.036309765 ProcessGroupNCCL.cpp:607] [Rank 1] Watchdog caught "
+        "collective operation timeout: WorkNCCL(SeqNum=2, OpType=ALLREDUCE, NumelIn=1, "
+        "NumelOut=1, Timeout(ms)=600000) ran for 600063 milliseconds before timing out.\n",
+    };
+    ddx_report *rep = run(DDX_DIAG_ALL, 1, in);
+    for (int r = 1; r <= 3; r++) {
+        assert_non_null(rep->job.by_rank[r]);
+        assert_true(rep->job.by_rank[r]->timed_out);
+        assert_int_equal(rep->job.by_rank[r]->timeout_seq, 2);
+        assert_int_equal(rep->job.by_rank[r]->timeout_numel, 1);
+        assert_string_equal(rep->job.by_rank[r]->timeout_op, "ALLREDUCE");
+    }
+    assert_null(dx_facts_get(&rep->facts, "job.desync"));
+    assert_int_equal(rep->job.stuck_rank, 0);
+    assert_int_equal(ddx_report_culprit_rank(rep), 0);
+    ddx_report_free(rep);
+}
+
 static void test_hosts_and_restarts(void **state)
 {
     (void)state;
@@ -1084,6 +1162,8 @@ int main(void)
         cmocka_unit_test(test_stack_dumps),
         cmocka_unit_test(test_one_stack_dump),
         cmocka_unit_test(test_timeout_after_loop),
+        cmocka_unit_test(test_rank0_bar_before_timeouts),
+        cmocka_unit_test(test_watchdogs_run_together),
         cmocka_unit_test(test_allocation_failures),
         cmocka_unit_test(test_uneven_inputs_from_progress),
         cmocka_unit_test(test_stuck_rank_mid_loop),
