@@ -1077,6 +1077,20 @@ static int find_culprit(ddx_report *rep)
                      pending == 1 ? "" : "s");
         }
     }
+    /* one rank alone timed out after a loop's end: what runs there on one rank only (saving,
+     * evaluation, logging) runs on rank 0; either rank 0 issued a collective the others never
+     * joined, or another rank waited while rank 0 worked alone */
+    if (wd < 0 && jm->after_done_rank >= 0) {
+        wd = 0;
+        if (jm->after_done_rank == 0)
+            snprintf(why, sizeof why, "rank 0 alone timed out, in a collective after the loop had "
+                     "ended, and no other rank timed out or failed: a collective of rank-0-only "
+                     "code (saving, logging) that the others, finished, never joined");
+        else
+            snprintf(why, sizeof why, "rank %d alone timed out, in a collective after the loop "
+                     "had ended, and no other rank timed out or failed: it waited for rank 0's "
+                     "own end-of-loop work (saving, evaluation)", jm->after_done_rank);
+    }
     if (wd < 0 && jm->stuck_rank >= 0) {
         wd = jm->stuck_rank;
         if (jm->stuck_timed)

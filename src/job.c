@@ -21,6 +21,7 @@ void dx_job_model_init(dx_job_model *jm)
     jm->stack_rank = -1;
     jm->hdr_rank = -1;
     jm->uneven_rank = -1;
+    jm->after_done_rank = -1;
     jm->stack_cur = -1;
     jm->stopped_rank = -1;
     jm->stuck_rank = -1;
@@ -368,7 +369,8 @@ enum {
     JX_STACK_HEADER_RANK,
     JX_PYSPY_PROCESS,
     JX_TRAIN_DONE,
-    JX_BAR_CLEARED
+    JX_BAR_CLEARED,
+    JX_WATCHDOG_WRAPPED
 };
 
 static const dx_signal extractors[] = {
@@ -586,13 +588,19 @@ static const dx_signal extractors[] = {
                           "py-spy dump output (first line: the process and its command line)", 0},
     /* trainers announcing the end of training */
     [JX_TRAIN_DONE] = {"job-train-done", DX_ROLE_NOISE, 0,
-                       "`Trainer\\.fit` stopped: `max_(?:epochs|steps)=\\d+` reached|"
+                       "`Trainer\\.fit` stopped: `max_(?:epochs|steps)=[^`\\s]+` reached|"
                        "Training completed\\. Do not forget to share your model",
                        "lightning/pytorch/loops/fit_loop.py (rank_zero_info); "
                        "transformers/trainer.py (_inner_training_loop)", 0},
     /* a bar closed with leave=False: tqdm overwrites it with spaces */
     [JX_BAR_CLEARED] = {"job-bar-cleared", DX_ROLE_NOISE, 0, "^ {20,}\\r?$",
                         "tqdm (std.py close(): the bar's line blanked when leave=False)", 0},
+    /* the watchdog message wrapped after its first words (a terminal or a reporter's paste):
+     * the work description follows on the next line */
+    [JX_WATCHDOG_WRAPPED] = {"job-watchdog-wrapped", DX_ROLE_NOISE, 0,
+                             "\\[Rank (?<rank>\\d+)\\] Watchdog caught collective operation "
+                             "timeout:[ \\t\\r]*$",
+                             "torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp", 0},
 };
 
 size_t dx_job_extractor_count(void) { return DX_ARRAY_LEN(extractors); }
@@ -695,6 +703,7 @@ int dx_job_hit(dx_job_model *jm, size_t i, struct dx_scan *s, int rank, const ch
         return DDX_OK;
     case JX_WATCHDOG:
     case JX_WATCHDOG_LOOSE:
+    case JX_WATCHDOG_WRAPPED:
     case JX_BLOCKING_WAIT: {
         /* "[Rank N]" is the rank within the process group (a pipeline or tensor-parallel
          * subgroup has its own numbering): the line's prefix or file gives the global rank */
@@ -703,10 +712,12 @@ int dx_job_hit(dx_job_model *jm, size_t i, struct dx_scan *s, int rank, const ch
         if (!x)
             return DDX_OK;
         jm->nwatchdog++;
-        if (jm->done_what[0] && !jm->after_done_why[0])
+        if (jm->done_what[0] && !jm->after_done_why[0]) {
             snprintf(jm->after_done_why, sizeof jm->after_done_why, "rank %d's collective timed "
                      "out after %s (the end of a loop: saving, evaluation or the next epoch "
                      "follows)", x->rank, jm->done_what);
+            jm->after_done_rank = x->rank;
+        }
         if (!x->timed_out) {
             x->timed_out = 1;
             x->timeout_seq = cap_ll(s, "seq", -1);
@@ -1527,6 +1538,21 @@ void dx_job_finish(dx_job_model *jm)
                      jm->work[k].rank >= 0 ? "" : " (no rank prefix: rank 0 logs)");
             break;
         }
+    }
+    /* the one rank that timed out after a loop's end, while no other rank timed out or failed:
+     * the others had finished, so its collective is one only it issued */
+    if (jm->after_done_rank >= 0) {
+        size_t timed = 0, failed = 0;
+        for (size_t r = 0; r < jm->nby; r++) {
+            const dx_rank *x = jm->by_rank[r];
+            if (!x)
+                continue;
+            timed += x->timed_out;
+            failed += (int)x->rank != jm->after_done_rank &&
+                      (x->first_error || x->first_exception);
+        }
+        if (timed != 1 || failed)
+            jm->after_done_rank = -1;
     }
     /* rank 0 alone in work of its own: its (unprefixed) progress bar is the last output before
      * other ranks time out in a collective, that loop had ended (the bar reached its total or

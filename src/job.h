@@ -134,6 +134,7 @@ typedef struct dx_job_model {
     int steps_from_fr;        /* the step samples are flight-recorder work intervals */
     char done_what[64];       /* what showed a loop's end ("a progress bar at 9/9"), "" none */
     char after_done_why[200]; /* a watchdog timeout printed after that, "" none */
+    int after_done_rank;      /* its rank, when it is the only rank that timed out or failed */
     int nwatchdog;            /* watchdog timeout lines read so far */
     char bar0_before[48];     /* the last unprefixed progress bar ("5853/6019") read before the
                                  first watchdog timeout, "" none */

@@ -669,6 +669,50 @@ static void test_watchdogs_run_together(void **state)
     ddx_report_free(rep);
 }
 
+static void test_lone_timeout_after_loop(void **state)
+{
+    (void)state;
+    /* rank 0 alone times out after Lightning's end of fit (its watchdog message wrapped after
+     * the first words): a collective of rank-0-only code the finished ranks never joined */
+    const char *const in[] = {
+        "console.log",
+        "`Trainer.fit` stopped: `max_epochs=3` reached.\n"
+        "[Rank 0] Watchdog caught collective operation timeout:\n"
+        "  WorkNCCL(SeqNum=9, OpType=ALLREDUCE, NumelIn=1, NumelOut=1, Timeout(ms)=1800000)\n",
+    };
+    ddx_report *rep = run(DDX_DIAG_ALL, 1, in);
+    assert_true(rep->job.by_rank[0]->timed_out);
+    assert_int_equal(rep->job.after_done_rank, 0);
+    assert_int_equal(ddx_report_culprit_rank(rep), 0);
+    ddx_report_free(rep);
+    /* rank 2 alone times out after the bar closed: it waited for rank 0's own work */
+    const char *const wait[] = {
+        "console.log",
+        "100%|##########| 21/21 [01:54<00:00, 5.4s/it]\n"
+        "[rank2]:[E501 12:00:00.000000000 ProcessGroupNCCL.cpp:616] [Rank 2] Watchdog caught "
+        "collective operation timeout: WorkNCCL(SeqNum=70, OpType=ALLREDUCE, NumelIn=1, "
+        "NumelOut=1, Timeout(ms)=600000) ran for 600012 milliseconds before timing out.\n",
+    };
+    rep = run(DDX_DIAG_ALL, 1, wait);
+    assert_int_equal(rep->job.after_done_rank, 2);
+    assert_int_equal(ddx_report_culprit_rank(rep), 0);
+    ddx_report_free(rep);
+    /* two ranks timing out after the loop: not one rank's extra collective */
+    const char *const two[] = {
+        "console.log",
+        "100%|##########| 21/21 [01:54<00:00, 5.4s/it]\n"
+        "[rank2]:[E501 12:00:00.000000000 ProcessGroupNCCL.cpp:616] [Rank 2] Watchdog caught "
+        "collective operation timeout: WorkNCCL(SeqNum=70, OpType=ALLREDUCE, NumelIn=1, "
+        "NumelOut=1, Timeout(ms)=600000) ran for 600012 milliseconds before timing out.\n"
+        "[rank0]:[E501 12:00:00.000000000 ProcessGroupNCCL.cpp:616] [Rank 0] Watchdog caught "
+        "collective operation timeout: WorkNCCL(SeqNum=70, OpType=ALLREDUCE, NumelIn=1, "
+        "NumelOut=1, Timeout(ms)=600000) ran for 600012 milliseconds before timing out.\n",
+    };
+    rep = run(DDX_DIAG_ALL, 1, two);
+    assert_int_equal(rep->job.after_done_rank, -1);
+    ddx_report_free(rep);
+}
+
 static void test_hosts_and_restarts(void **state)
 {
     (void)state;
@@ -1164,6 +1208,7 @@ int main(void)
         cmocka_unit_test(test_timeout_after_loop),
         cmocka_unit_test(test_rank0_bar_before_timeouts),
         cmocka_unit_test(test_watchdogs_run_together),
+        cmocka_unit_test(test_lone_timeout_after_loop),
         cmocka_unit_test(test_allocation_failures),
         cmocka_unit_test(test_uneven_inputs_from_progress),
         cmocka_unit_test(test_stuck_rank_mid_loop),
