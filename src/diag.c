@@ -657,7 +657,7 @@ static int pick_variant(const ddx_report *rep, size_t first_sig, dx_finding *f)
             for (size_t i = 0; i < r->nsignals; i++)
                 if (!strcmp(r->signals[i].id, r->variants[v].signals[j]) &&
                     hits_of(rep, first_sig + i)->count)
-                    w += r->signals[i].weight;
+                    w += r->signals[i].weight + 0.001; /* a weightless signal still selects */
         if (w > best) {
             best = w;
             f->variant = &r->variants[v];
