@@ -82,28 +82,34 @@ typedef struct command {
     const char *name;
     unsigned bit;
     const char *usage;
+    const char *brief; /* one line for the command list */
     const char *about;
     int (*run)(cli_args *a);
 } command;
 
 static const command commands[] = {
     {"diagnose", CMD_DIAGNOSE, "ddx diagnose [OPTIONS] PATH...",
+     "say what happened to a job, on which rank first, and how sure ddx is",
      "Read what a failed job left (log files, folders, .gz/.zst/.xz, .tar(.gz)/.zip archives, - for\n"
      "standard input) and say what happened, on which rank first, how sure ddx is and why.\n"
      "Exit status: 0 nothing found, 1 a finding, 2 bad usage or an unreadable input.",
      cli_diagnose},
     {"refs", CMD_REFS, "ddx refs [OPTIONS] [QUERY]",
+     "list the known failures (references), or those matching QUERY",
      "List the references of the knowledge base; QUERY keeps those whose id, title, category or\n"
      "summary contains it (case-insensitive).",
      cli_refs},
     {"show", CMD_SHOW, "ddx show [OPTIONS] ID",
+     "show one reference: causes, checks, fix, neighbours, sources",
      "Show one reference: what happens, likely causes, evidence checks, fix, neighbours, sources.",
      cli_show},
     {"lint", CMD_LINT, "ddx lint [OPTIONS] [DIR]",
+     "check a folder of references and that their examples rank them first",
      "Check a folder of references (default: ./references): every field, both pattern engines,\n"
      "and that every example ranks its reference first. Exit status 0 when clean, 1 otherwise.",
      cli_lint},
     {"eval", CMD_EVAL, "ddx eval [OPTIONS] DIR...",
+     "score ddx on labelled cases: top-1, top-3, clean negatives, culprit rank",
      "Score a labelled corpus: each case is a folder with the job's files and a case.json\n"
      "(expected ids, culprit rank). Reports top-1, top-3, clean negatives and culprit accuracy,\n"
      "per category. Exit status 1 when a --min-* floor is not met.",
@@ -132,11 +138,8 @@ static void usage_main(FILE *out)
 {
     fprintf(out, "ddx %s -- differential diagnosis of failed distributed training jobs\n\n"
             "Usage: ddx COMMAND [OPTIONS] [ARGS]\n\nCommands:\n", DDX_VERSION);
-    for (size_t i = 0; i < DX_ARRAY_LEN(commands); i++) {
-        const char *nl = strchr(commands[i].about, '\n');
-        int len = nl ? (int)(nl - commands[i].about) : (int)strlen(commands[i].about);
-        fprintf(out, "  %-10s %.*s\n", commands[i].name, len, commands[i].about);
-    }
+    for (size_t i = 0; i < DX_ARRAY_LEN(commands); i++)
+        fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].brief);
     fputs("\nRun 'ddx COMMAND --help' for a command's options. Examples:\n"
           "  ddx diagnose logs/                 a job's folder of logs\n"
           "  ddx diagnose --json job.tar.gz     the JSON report of an archive\n"
