@@ -35,6 +35,49 @@ void dx_job_model_init(dx_job_model *jm)
 /* A desync: ranks that timed out at the same collective sequence number in different operations
  * (or with the same operation but different sizes, which the watchdog line does not show). The
  * rank whose operation differs from all the others' is the suspect. */
+/* The one rank alone in its value while every other rank that has one shares another: has()
+ * says whether a rank has a value, same() whether two ranks' values are equal. Returns that
+ * rank (and one of the others in *other, how many in *nothers), or NULL. With two ranks each is
+ * "alone"; callers that need a majority check *nothers. */
+static const dx_rank *alone_rank(const dx_job_model *jm, int (*has)(const dx_rank *),
+                                 int (*same)(const dx_rank *, const dx_rank *),
+                                 const dx_rank **other, size_t *nothers)
+{
+    for (size_t a = 0; a < jm->nby; a++) {
+        const dx_rank *x = jm->by_rank[a];
+        if (!x || !has(x))
+            continue;
+        size_t n = 0;
+        const dx_rank *o = NULL;
+        int agree = 1, alone = 1;
+        for (size_t b = 0; b < jm->nby && alone && agree; b++) {
+            const dx_rank *y = jm->by_rank[b];
+            if (!y || y == x || !has(y))
+                continue;
+            if (same(y, x))
+                alone = 0;
+            else if (!o)
+                o = y;
+            else
+                agree = same(y, o);
+            n++;
+        }
+        if (alone && agree && o) {
+            *other = o;
+            *nothers = n;
+            return x;
+        }
+    }
+    return NULL;
+}
+
+static int has_fp(const dx_rank *x) { return x->fp_op[0] != '\0'; }
+static int same_fp(const dx_rank *a, const dx_rank *b) { return !strcmp(a->fp_op, b->fp_op); }
+static int has_coll(const dx_rank *x) { return x->coll != NULL; }
+static int same_coll(const dx_rank *a, const dx_rank *b) { return !strcmp(a->coll, b->coll); }
+static int has_batches(const dx_rank *x) { return x->nbatches >= 0; }
+static int same_batches(const dx_rank *a, const dx_rank *b) { return a->nbatches == b->nbatches; }
+
 static void find_desync(dx_job_model *jm)
 {
     /* NCCL's own COLL lines: at one opCount, the rank whose operation, count or datatype differs
@@ -89,33 +132,14 @@ static void find_desync(dx_job_model *jm)
     /* the mismatch reports of TORCH_DISTRIBUTED_DEBUG=DETAIL name each rank's operation; which
      * pair of ranks each report compares varies from run to run, the operations do not */
     {
-        size_t nfp = 0;
-        for (size_t r = 0; r < jm->nby; r++)
-            nfp += jm->by_rank[r] && jm->by_rank[r]->fp_op[0];
-        for (size_t a = 0; a < jm->nby && nfp >= 3; a++) {
-            const dx_rank *x = jm->by_rank[a];
-            if (!x || !x->fp_op[0])
-                continue;
-            size_t same = 0;
-            const dx_rank *other = NULL;
-            int agree = 1;
-            for (size_t b = 0; b < jm->nby; b++) {
-                const dx_rank *y = jm->by_rank[b];
-                if (!y || y == x || !y->fp_op[0])
-                    continue;
-                if (!strcmp(y->fp_op, x->fp_op))
-                    same++;
-                else if (!other)
-                    other = y;
-                else if (strcmp(y->fp_op, other->fp_op))
-                    agree = 0;
-            }
-            if (same || !other || !agree)
-                continue;
+        const dx_rank *other = NULL;
+        size_t n = 0;
+        const dx_rank *x = alone_rank(jm, has_fp, same_fp, &other, &n);
+        if (x && n >= 2) {
             jm->desync_rank = x->rank;
             snprintf(jm->desync_why, sizeof jm->desync_why,
                      "the collective-mismatch reports show rank %d running %s while the other "
-                     "%zu ranks run %s", x->rank, x->fp_op, nfp - 1, other->fp_op);
+                     "%zu ranks run %s", x->rank, x->fp_op, n, other->fp_op);
             return;
         }
     }
@@ -1270,38 +1294,21 @@ static void find_uneven(dx_job_model *jm)
 {
     /* the ranks' own data sizes, when printed: one rank with another number of batches per
      * epoch than all the others */
-    for (size_t a = 0; a < jm->nby; a++) {
-        const dx_rank *x = jm->by_rank[a];
-        if (!x || x->nbatches < 0)
-            continue;
-        size_t same = 0, other = 0;
-        long long theirs = -1;
-        int agree = 1;
-        for (size_t b = 0; b < jm->nby; b++) {
-            const dx_rank *y = jm->by_rank[b];
-            if (!y || y == x || y->nbatches < 0)
-                continue;
-            if (y->nbatches == x->nbatches)
-                same++;
-            else if (theirs < 0) {
-                theirs = y->nbatches;
-                other++;
-            } else {
-                other++;
-                agree &= y->nbatches == theirs;
-            }
+    {
+        const dx_rank *other = NULL;
+        size_t n = 0;
+        const dx_rank *x = alone_rank(jm, has_batches, same_batches, &other, &n);
+        if (x) {
+            jm->uneven = 1;
+            snprintf(jm->uneven_why, sizeof jm->uneven_why,
+                     "rank %d has %lld batches per epoch while the other %zu rank%s %lld",
+                     x->rank, x->nbatches, n, n == 1 ? " has" : "s have", other->nbatches);
+            /* with three or more ranks the odd one out is the rank whose extra (or missing)
+             * collectives no peer matches; between two ranks neither is odder than the other */
+            if (n >= 2)
+                jm->uneven_rank = x->rank;
+            return;
         }
-        if (same || other < 1 || !agree)
-            continue;
-        jm->uneven = 1;
-        snprintf(jm->uneven_why, sizeof jm->uneven_why,
-                 "rank %d has %lld batches per epoch while the other %zu rank%s %lld", x->rank,
-                 x->nbatches, other, other == 1 ? " has" : "s have", theirs);
-        /* with three or more ranks the odd one out is the rank whose extra (or missing)
-         * collectives no peer matches; between two ranks neither is odder than the other */
-        if (other >= 2)
-            jm->uneven_rank = x->rank;
-        return;
     }
     for (size_t a = 0; a < jm->nby; a++) {
         const dx_rank *done = jm->by_rank[a];
@@ -1401,43 +1408,25 @@ static int eval_name(const char *fn)
  * barrier (or in one shared collective) is the rank off the common path. */
 static void find_coll_mismatch(dx_job_model *jm)
 {
+    const dx_rank *other = NULL;
     size_t n = 0;
-    for (size_t r = 0; r < jm->nby; r++)
-        n += jm->by_rank[r] && jm->by_rank[r]->coll;
-    if (n < 2)
+    const dx_rank *x = alone_rank(jm, has_coll, same_coll, &other, &n);
+    if (!x)
         return;
-    for (size_t a = 0; a < jm->nby; a++) {
-        const dx_rank *x = jm->by_rank[a];
-        if (!x || !x->coll)
-            continue;
-        size_t same = 0;
-        const dx_rank *other = NULL;
-        int others_agree = 1;
-        for (size_t b = 0; b < jm->nby; b++) {
-            const dx_rank *y = jm->by_rank[b];
-            if (!y || !y->coll || y == x)
-                continue;
-            if (!strcmp(y->coll, x->coll))
-                same++;
-            else if (!other)
-                other = y;
-            else if (strcmp(y->coll, other->coll))
-                others_agree = 0;
-        }
-        /* x alone in its collective, the others all in one other collective */
-        if (same || !other || !others_agree)
-            continue;
-        /* with two ranks either could be the odd one: the one not at a barrier is */
-        if (n == 2 && !strcmp(x->coll, "barrier"))
-            continue;
-        jm->coll_rank = x->rank;
-        jm->eval_coll = x->coll_caller && eval_name(x->coll_caller);
-        snprintf(jm->coll_why, sizeof jm->coll_why,
-                 "rank %d is in %s (called from %s) while %s in %s", x->rank, x->coll,
-                 x->coll_caller ? x->coll_caller : "?",
-                 n == 2 ? "the other rank is" : "every other rank is", other->coll);
-        return;
+    /* with two ranks either could be the odd one: the one not at a barrier is */
+    if (n == 1 && !strcmp(x->coll, "barrier")) {
+        const dx_rank *t = x;
+        x = other;
+        other = t;
+        if (!strcmp(x->coll, "barrier"))
+            return;
     }
+    jm->coll_rank = x->rank;
+    jm->eval_coll = x->coll_caller && eval_name(x->coll_caller);
+    snprintf(jm->coll_why, sizeof jm->coll_why,
+             "rank %d is in %s (called from %s) while %s in %s", x->rank, x->coll,
+             x->coll_caller ? x->coll_caller : "?",
+             n == 1 ? "the other rank is" : "every other rank is", other->coll);
 }
 
 void dx_job_finish(dx_job_model *jm)
