@@ -6,7 +6,7 @@
 
 typedef struct cli_args {
     int json, all, verbose, full, patterns, no_builtin;
-    int color;           /* -1 auto, 0 never, 1 always */
+    int color; /* -1 auto, 0 never, 1 always */
     const char *kb_dir;
     const char *category;
     double min_top1, min_top3, min_neg, min_culprit; /* -1: no floor */

@@ -40,9 +40,9 @@ int cli_diagnose(cli_args *a)
     if (a->json)
         rc = ddx_report_write_json(rep, stdout, &e);
     else
-        rc = ddx_report_write_text(rep, (cli_color(a) ? DDX_TEXT_COLOR : 0) |
-                                            (a->verbose ? DDX_TEXT_VERBOSE : 0),
-                                   stdout, &e);
+        rc = ddx_report_write_text(
+            rep, (cli_color(a) ? DDX_TEXT_COLOR : 0) | (a->verbose ? DDX_TEXT_VERBOSE : 0), stdout,
+            &e);
     if (rc || fflush(stdout)) {
         cli_fail("%s", e.message[0] ? e.message : "cannot write the output");
         goto done;
@@ -62,7 +62,8 @@ static int icontains(const char *hay, const char *needle)
     size_t n = strlen(needle);
     for (; *hay; hay++) {
         size_t i = 0;
-        while (i < n && hay[i] && tolower((unsigned char)hay[i]) == tolower((unsigned char)needle[i]))
+        while (i < n && hay[i] &&
+               tolower((unsigned char)hay[i]) == tolower((unsigned char)needle[i]))
             i++;
         if (i == n)
             return 1;
@@ -150,7 +151,7 @@ int cli_lint(cli_args *a)
     }
     if (rc)
         return cli_fail("%s", e.message);
-    printf("%s: %zu references valid, %zu examples rank their reference first\n", dir,
-           stats.refs, stats.examples);
+    printf("%s: %zu references valid, %zu examples rank their reference first\n", dir, stats.refs,
+           stats.examples);
     return 0;
 }

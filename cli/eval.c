@@ -86,8 +86,8 @@ static int expected_has(json_t *exp, const char *id)
 {
     size_t i;
     json_t *v;
-    json_array_foreach(exp, i, v) if (json_is_string(v) && !strcmp(json_string_value(v), id))
-        return 1;
+    json_array_foreach(exp, i,
+                       v) if (json_is_string(v) && !strcmp(json_string_value(v), id)) return 1;
     return 0;
 }
 
@@ -154,8 +154,8 @@ static int run_case(eval_state *st, const ddx_kb *kb, const char *dir, const cha
     }
     int has_cul = json_is_integer(jcul);
     int culok = has_cul && ddx_report_culprit_rank(rep) == (int)json_integer_value(jcul);
-    add(&st->total, !negative, !negative && top1, !negative && top3, negative,
-        negative && clean, has_cul, culok);
+    add(&st->total, !negative, !negative && top1, !negative && top3, negative, negative && clean,
+        has_cul, culok);
     add(cat_of(st, name), !negative, !negative && top1, !negative && top3, negative,
         negative && clean, has_cul, culok);
     int right = negative ? clean : top1;
@@ -202,8 +202,8 @@ static void print_tally(const tally *t, const char *label)
 {
     printf("%-8s cases %3u  top-1 %3u/%-3u %5.1f%%  top-3 %5.1f%%  negatives clean %u/%u "
            "%5.1f%%  culprit %u/%u %5.1f%%\n",
-           label, t->cases, t->top1, t->pos, pct(t->top1, t->pos), pct(t->top3, t->pos),
-           t->clean, t->neg, pct(t->clean, t->neg), t->culok, t->cul, pct(t->culok, t->cul));
+           label, t->cases, t->top1, t->pos, pct(t->top1, t->pos), pct(t->top3, t->pos), t->clean,
+           t->neg, pct(t->clean, t->neg), t->culok, t->cul, pct(t->culok, t->cul));
 }
 
 static json_t *jtally(const tally *t)

@@ -51,8 +51,7 @@ typedef struct cli_opt {
 static const cli_opt options[] = {
     {"json", no_argument, OPT_JSON, NULL, CMD_DIAGNOSE | CMD_REFS | CMD_SHOW | CMD_EVAL,
      "write JSON (for diagnose: the contract in docs/json.md)"},
-    {"all", no_argument, OPT_ALL, NULL, CMD_DIAGNOSE,
-     "also report low-confidence candidates"},
+    {"all", no_argument, OPT_ALL, NULL, CMD_DIAGNOSE, "also report low-confidence candidates"},
     {"verbose", no_argument, OPT_VERBOSE, NULL, CMD_DIAGNOSE | CMD_EVAL | CMD_LINT,
      "say everything: score terms, facts, timeline; every miss for eval"},
     {"kb", required_argument, OPT_KB, "DIR", CMD_DIAGNOSE | CMD_REFS | CMD_SHOW | CMD_EVAL,
@@ -136,8 +135,10 @@ static void print_options(FILE *out, unsigned bit)
 
 static void usage_main(FILE *out)
 {
-    fprintf(out, "ddx %s -- differential diagnosis of failed distributed training jobs\n\n"
-            "Usage: ddx COMMAND [OPTIONS] [ARGS]\n\nCommands:\n", DDX_VERSION);
+    fprintf(out,
+            "ddx %s -- differential diagnosis of failed distributed training jobs\n\n"
+            "Usage: ddx COMMAND [OPTIONS] [ARGS]\n\nCommands:\n",
+            DDX_VERSION);
     for (size_t i = 0; i < DX_ARRAY_LEN(commands); i++)
         fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].brief);
     fputs("\nRun 'ddx COMMAND --help' for a command's options. Examples:\n"
@@ -146,7 +147,8 @@ static void usage_main(FILE *out)
           "  kubectl logs pod | ddx diagnose -  standard input\n"
           "  ddx refs nccl                      references about NCCL\n"
           "  ddx show cuda-oom                  one reference\n"
-          "\nOther options: --version, --help.\n", out);
+          "\nOther options: --version, --help.\n",
+          out);
 }
 
 static void usage_command(FILE *out, const command *c)
@@ -261,15 +263,33 @@ int main(int argc, char **argv)
     opterr = 0;
     while ((c = getopt_long(argc, argv, sopts, lopts, NULL)) != -1) {
         switch (c) {
-        case OPT_JSON: a.json = 1; break;
-        case OPT_ALL: a.all = 1; break;
-        case OPT_VERBOSE: a.verbose = 1; break;
-        case OPT_FULL: a.full = 1; break;
-        case OPT_PATTERNS: a.patterns = 1; break;
-        case OPT_NO_BUILTIN: a.no_builtin = 1; break;
-        case OPT_KB: a.kb_dir = optarg; break;
-        case OPT_CATEGORY: a.category = optarg; break;
-        case OPT_NO_COLOR: a.color = 0; break;
+        case OPT_JSON:
+            a.json = 1;
+            break;
+        case OPT_ALL:
+            a.all = 1;
+            break;
+        case OPT_VERBOSE:
+            a.verbose = 1;
+            break;
+        case OPT_FULL:
+            a.full = 1;
+            break;
+        case OPT_PATTERNS:
+            a.patterns = 1;
+            break;
+        case OPT_NO_BUILTIN:
+            a.no_builtin = 1;
+            break;
+        case OPT_KB:
+            a.kb_dir = optarg;
+            break;
+        case OPT_CATEGORY:
+            a.category = optarg;
+            break;
+        case OPT_NO_COLOR:
+            a.color = 0;
+            break;
         case OPT_COLOR:
             if (!strcmp(optarg, "always"))
                 a.color = 1;
@@ -284,8 +304,10 @@ int main(int argc, char **argv)
         case OPT_MIN_TOP3:
         case OPT_MIN_NEG:
         case OPT_MIN_CULPRIT: {
-            double *dst = c == OPT_MIN_TOP1 ? &a.min_top1 : c == OPT_MIN_TOP3 ? &a.min_top3
-                          : c == OPT_MIN_NEG ? &a.min_neg : &a.min_culprit;
+            double *dst = c == OPT_MIN_TOP1   ? &a.min_top1
+                          : c == OPT_MIN_TOP3 ? &a.min_top3
+                          : c == OPT_MIN_NEG  ? &a.min_neg
+                                              : &a.min_culprit;
             if (parse_pct(optarg, dst))
                 return cli_fail("%s takes a percentage between 0 and 100, not '%s'",
                                 argv[optind - 1], optarg);
@@ -299,8 +321,8 @@ int main(int argc, char **argv)
                 cli_fail("%s: unknown option '-%c' (see 'ddx %s --help')", cmd->name, optopt,
                          cmd->name);
             else
-                cli_fail("%s: unknown or incomplete option '%s' (see 'ddx %s --help')",
-                         cmd->name, argv[optind - 1], cmd->name);
+                cli_fail("%s: unknown or incomplete option '%s' (see 'ddx %s --help')", cmd->name,
+                         argv[optind - 1], cmd->name);
             return 2;
         }
     }

@@ -41,8 +41,8 @@ enum ddx_status {
 };
 
 typedef struct ddx_error {
-    int code;           /* one of enum ddx_status */
-    char message[512];  /* "references/nccl/x.md:12: unknown key 'severty'" */
+    int code;          /* one of enum ddx_status */
+    char message[512]; /* "references/nccl/x.md:12: unknown key 'severty'" */
 } ddx_error;
 
 typedef struct ddx_kb ddx_kb;         /* the compiled knowledge base */
@@ -83,11 +83,12 @@ DDX_API int ddx_job_diagnose(ddx_job *job, int flags, ddx_report **out, ddx_erro
 /* ---- the report -------------------------------------------------------------------------- */
 
 DDX_API void ddx_report_free(ddx_report *rep);
-DDX_API size_t ddx_report_count(const ddx_report *rep);      /* diagnoses kept */
+DDX_API size_t ddx_report_count(const ddx_report *rep); /* diagnoses kept */
 DDX_API const char *ddx_report_id(const ddx_report *rep, size_t i);
 DDX_API double ddx_report_confidence(const ddx_report *rep, size_t i);
-DDX_API const char *ddx_report_level(const ddx_report *rep, size_t i); /* confirmed|likely|possible */
-DDX_API int ddx_report_culprit_rank(const ddx_report *rep);  /* -1 when unknown */
+DDX_API const char *ddx_report_level(const ddx_report *rep,
+                                     size_t i);             /* confirmed|likely|possible */
+DDX_API int ddx_report_culprit_rank(const ddx_report *rep); /* -1 when unknown */
 /* Warnings about inputs that could not be read (the scan went on); borrowed strings. */
 DDX_API size_t ddx_report_warning_count(const ddx_report *rep);
 DDX_API const char *ddx_report_warning(const ddx_report *rep, size_t i);

@@ -278,12 +278,18 @@ static size_t logger_name(const char *s, size_t n, size_t i)
 static char glog_level(char c)
 {
     switch (c) {
-    case 'I': return 'I';
-    case 'W': return 'W';
-    case 'E': return 'E';
-    case 'F': return 'F';
-    case 'V': return 'D';
-    default: return 0;
+    case 'I':
+        return 'I';
+    case 'W':
+        return 'W';
+    case 'E':
+        return 'E';
+    case 'F':
+        return 'F';
+    case 'V':
+        return 'D';
+    default:
+        return 0;
     }
 }
 

@@ -27,9 +27,9 @@
 
 #define DX_EARLIEST_ROOT 0.7
 #define DX_NO_ROOT 1.0
-#define DX_KEEP_MIN 0.25   /* a candidate below this confidence is reported only with --all */
+#define DX_KEEP_MIN 0.25 /* a candidate below this confidence is reported only with --all */
 #define DX_KEEP_MAX 5
-#define DX_DIFF_MIN 0.08   /* the least confidence of a differential alternative (differential()) */
+#define DX_DIFF_MIN 0.08 /* the least confidence of a differential alternative (differential()) */
 #define DX_TIMELINE_MAX 60
 #define DX_CONFIG_MAX (16u << 20)
 #define DX_FRDUMP_MAX (256u << 20) /* one rank's flight-recorder dump */
@@ -37,7 +37,7 @@
 /* ==== the job ============================================================================== */
 
 typedef struct job_input {
-    char *path;       /* NULL for a buffer */
+    char *path; /* NULL for a buffer */
     char *name;
     char *data;
     size_t len;
@@ -79,8 +79,10 @@ int ddx_job_add_path(ddx_job *job, const char *path, ddx_error *err)
         return dx_err(err, DDX_EINVAL, "empty input path");
     struct stat st;
     if (strcmp(path, "-") != 0 && stat(path, &st) != 0)
-        return dx_err(err, DDX_EIO, "%s: %s (check the path; pass log files, folders or "
-                      "archives)", path, strerror(errno));
+        return dx_err(err, DDX_EIO,
+                      "%s: %s (check the path; pass log files, folders or "
+                      "archives)",
+                      path, strerror(errno));
     if (dx_grow((void **)&job->in, &job->cap, job->n + 1, sizeof(job_input)) != DDX_OK)
         return dx_err(err, DDX_ENOMEM, "out of memory");
     job_input *in = &job->in[job->n];
@@ -91,8 +93,7 @@ int ddx_job_add_path(ddx_job *job, const char *path, ddx_error *err)
     return DDX_OK;
 }
 
-int ddx_job_add_buffer(ddx_job *job, const char *name, const void *data, size_t len,
-                       ddx_error *err)
+int ddx_job_add_buffer(ddx_job *job, const char *name, const void *data, size_t len, ddx_error *err)
 {
     if (dx_grow((void **)&job->in, &job->cap, job->n + 1, sizeof(job_input)) != DDX_OK)
         return dx_err(err, DDX_ENOMEM, "out of memory");
@@ -124,7 +125,10 @@ static size_t utf8_len(const unsigned char *p, size_t n)
 {
     if (p[0] < 0x80)
         return 1;
-    size_t len = (p[0] & 0xE0) == 0xC0 ? 2 : (p[0] & 0xF0) == 0xE0 ? 3 : (p[0] & 0xF8) == 0xF0 ? 4 : 0;
+    size_t len = (p[0] & 0xE0) == 0xC0   ? 2
+                 : (p[0] & 0xF0) == 0xE0 ? 3
+                 : (p[0] & 0xF8) == 0xF0 ? 4
+                                         : 0;
     if (!len || len > n || (len == 2 && p[0] < 0xC2))
         return 0;
     for (size_t i = 1; i < len; i++)
@@ -132,7 +136,8 @@ static size_t utf8_len(const unsigned char *p, size_t n)
             return 0;
     if (len == 3 && ((p[0] == 0xE0 && p[1] < 0xA0) || (p[0] == 0xED && p[1] >= 0xA0)))
         return 0;
-    if (len == 4 && ((p[0] == 0xF0 && p[1] < 0x90) || p[0] > 0xF4 || (p[0] == 0xF4 && p[1] >= 0x90)))
+    if (len == 4 &&
+        ((p[0] == 0xF0 && p[1] < 0x90) || p[0] > 0xF4 || (p[0] == 0xF4 && p[1] >= 0x90)))
         return 0;
     return len;
 }
@@ -173,9 +178,9 @@ typedef struct scan_state {
     const ddx_kb *kb;
     dx_scan *scan;
     ddx_error *err;
-    int year;          /* the year of the first full date seen: fills glog times */
+    int year; /* the year of the first full date seen: fills glog times */
     int rc;
-    long rescan;       /* >= 0: the input index of a config whose lines are being scanned */
+    long rescan; /* >= 0: the input index of a config whose lines are being scanned */
 } scan_state;
 
 static int add_warning(ddx_report *rep, const char *msg)
@@ -349,8 +354,8 @@ static int scan_log(scan_state *st, const dx_member *m, dx_reader *r, dx_input_i
                 if (!dx_scan_confirm(st->scan, sig, line, len))
                     continue;
                 if (kb->sig_ref[sig] == DX_SIG_FACT) {
-                    if ((rc = dx_fact_extract(kb->sig_idx[sig], st->scan, &st->rep->facts,
-                                              m->path, lineno)))
+                    if ((rc = dx_fact_extract(kb->sig_idx[sig], st->scan, &st->rep->facts, m->path,
+                                              lineno)))
                         return rc;
                     continue;
                 }
@@ -361,8 +366,8 @@ static int scan_log(scan_state *st, const dx_member *m, dx_reader *r, dx_input_i
                     st->rep->job.line_has_time = a.has_time;
                     if (a.has_time)
                         st->rep->job.line_time = a.time;
-                    if ((rc = dx_job_hit(&st->rep->job, kb->sig_idx[sig], st->scan, rank,
-                                         m->path, lineno, line + a.body, len - a.body,
+                    if ((rc = dx_job_hit(&st->rep->job, kb->sig_idx[sig], st->scan, rank, m->path,
+                                         lineno, line + a.body, len - a.body,
                                          ((uint64_t)input_index << 40) | lineno)))
                         return rc;
                     continue;
@@ -464,8 +469,10 @@ static int on_member(void *ud, const dx_member *m, dx_reader *r)
         info->bytes = m->size_hint;
         if (kind == DX_KIND_BINARY) {
             dx_buf w = {0};
-            dx_buf_addf(&w, "%s: not text; skipped (pass the logs it holds as plain files or an "
-                        "archive)", m->path);
+            dx_buf_addf(&w,
+                        "%s: not text; skipped (pass the logs it holds as plain files or an "
+                        "archive)",
+                        m->path);
             rc = add_warning(rep, dx_buf_cstr(&w));
             dx_buf_fini(&w);
         }
@@ -549,8 +556,8 @@ static int score_ref(ddx_report *rep, size_t ri, size_t first_sig, dx_finding *f
          * candidate: a straggler seen only in step times, a config that cannot work */
         int decisive = 0;
         for (size_t i = 0; i < r->ncontext && !decisive; i++)
-            decisive = r->context[i].weight >= 2.0 &&
-                       dx_cond_eval(&r->context[i], &rep->facts, NULL) == 1;
+            decisive =
+                r->context[i].weight >= 2.0 && dx_cond_eval(&r->context[i], &rep->facts, NULL) == 1;
         if (!decisive)
             return DDX_OK;
     }
@@ -579,8 +586,7 @@ static int score_ref(ddx_report *rep, size_t ri, size_t first_sig, dx_finding *f
         const dx_event *e = &h->ev[0];
         double w = s->role == DX_ROLE_AGAINST ? -s->weight : s->weight;
         rc = add_contrib(f, w, "%s line '%s' at %s%s", dx_role_name(s->role), s->id,
-                         where(rep, e, wbuf, sizeof wbuf),
-                         h->count > 1 ? " (and more)" : "");
+                         where(rep, e, wbuf, sizeof wbuf), h->count > 1 ? " (and more)" : "");
         if (rc)
             return rc;
         if (s->role == DX_ROLE_ROOT) {
@@ -687,8 +693,9 @@ static int resolve_checks(ddx_report *rep, dx_finding *f)
         } else {
             dx_fact *x = NULL;
             int v = dx_cond_eval(&c->cond, &rep->facts, &x);
-            cr->status = v < 0 ? DX_CHECK_NOT_VISIBLE : v ? DX_CHECK_CONFIRMED
-                                                           : DX_CHECK_CONTRADICTED;
+            cr->status = v < 0 ? DX_CHECK_NOT_VISIBLE
+                         : v   ? DX_CHECK_CONFIRMED
+                               : DX_CHECK_CONTRADICTED;
             if (x)
                 describe_fact(buf, sizeof buf, x);
             else
@@ -804,7 +811,6 @@ static int differential(const ddx_report *rep, size_t i)
     return 0;
 }
 
-
 static int score_all(ddx_report *rep)
 {
     const ddx_kb *kb = rep->kb;
@@ -849,8 +855,10 @@ static int score_all(ddx_report *rep)
             rc = add_contrib(f, DX_EARLIEST_ROOT, "the earliest root failure in the job (%s)",
                              where(rep, earliest, wbuf, sizeof wbuf));
         else if (!f->has_root)
-            rc = add_contrib(f, -DX_NO_ROOT, "only consequences seen, while a root failure is "
-                             "at %s", where(rep, earliest, wbuf, sizeof wbuf));
+            rc = add_contrib(f, -DX_NO_ROOT,
+                             "only consequences seen, while a root failure is "
+                             "at %s",
+                             where(rep, earliest, wbuf, sizeof wbuf));
         else
             rc = DDX_OK;
         if (rc)
@@ -921,8 +929,10 @@ static int find_culprit(ddx_report *rep)
     char lwhy[200] = "";
     if (table < 0 && jm->nagent == 1) {
         launcher = jm->agent_rank;
-        snprintf(lwhy, sizeof lwhy, "torchelastic's agent saw local rank %d fail (exit code %d) "
-                 "and stopped the others", launcher, jm->agent_code);
+        snprintf(lwhy, sizeof lwhy,
+                 "torchelastic's agent saw local rank %d fail (exit code %d) "
+                 "and stopped the others",
+                 launcher, jm->agent_code);
     } else if (table < 0 && jm->nsrun == 1) {
         launcher = jm->srun_rank;
         snprintf(lwhy, sizeof lwhy, "srun: task %d exited with code %d; the others were stopped",
@@ -1022,8 +1032,10 @@ static int find_culprit(ddx_report *rep)
     char why[300] = "";
     if (timed && lo >= 0 && hi > lo && nlo == 1) {
         wd = lo_rank;
-        snprintf(why, sizeof why, "rank %d's last completed collective (%lld) is behind the "
-                 "others' (up to %lld)", wd, lo, hi);
+        snprintf(why, sizeof why,
+                 "rank %d's last completed collective (%lld) is behind the "
+                 "others' (up to %lld)",
+                 wd, lo, hi);
     }
     /* the rank that enqueued the fewest collectives (its "last enqueued", or at least the
      * sequence number it timed out in) while the others moved on to later ones */
@@ -1049,8 +1061,10 @@ static int find_culprit(ddx_report *rep)
         }
         if (nest >= 3 && nbest == 1) {
             wd = best_rank;
-            snprintf(why, sizeof why, "rank %d enqueued collectives only up to %lld while the "
-                     "other ranks had moved on to later ones", wd, best);
+            snprintf(why, sizeof why,
+                     "rank %d enqueued collectives only up to %lld while the "
+                     "other ranks had moved on to later ones",
+                     wd, best);
         }
     }
     /* a rank with nothing in flight (last enqueued = last completed) while the others wait on
@@ -1072,9 +1086,10 @@ static int find_culprit(ddx_report *rep)
         }
         if (idle == 1 && pending >= 1) {
             wd = idle_rank;
-            snprintf(why, sizeof why, "rank %d had no collective in flight (last enqueued = last "
-                     "completed = %lld) while %zu rank%s waited on one", wd, idle_n, pending,
-                     pending == 1 ? "" : "s");
+            snprintf(why, sizeof why,
+                     "rank %d had no collective in flight (last enqueued = last "
+                     "completed = %lld) while %zu rank%s waited on one",
+                     wd, idle_n, pending, pending == 1 ? "" : "s");
         }
     }
     /* one rank alone timed out after a loop's end: what runs there on one rank only (saving,
@@ -1083,20 +1098,24 @@ static int find_culprit(ddx_report *rep)
     if (wd < 0 && jm->after_done_rank >= 0) {
         wd = 0;
         if (jm->after_done_rank == 0)
-            snprintf(why, sizeof why, "rank 0 alone timed out, in a collective after the loop had "
+            snprintf(why, sizeof why,
+                     "rank 0 alone timed out, in a collective after the loop had "
                      "ended, and no other rank timed out or failed: a collective of rank-0-only "
                      "code (saving, logging) that the others, finished, never joined");
         else
-            snprintf(why, sizeof why, "rank %d alone timed out, in a collective after the loop "
+            snprintf(why, sizeof why,
+                     "rank %d alone timed out, in a collective after the loop "
                      "had ended, and no other rank timed out or failed: it waited for rank 0's "
-                     "own end-of-loop work (saving, evaluation)", jm->after_done_rank);
+                     "own end-of-loop work (saving, evaluation)",
+                     jm->after_done_rank);
     }
     if (wd < 0 && jm->stuck_rank >= 0) {
         wd = jm->stuck_rank;
         if (jm->stuck_timed)
-            snprintf(why, sizeof why, "%zu rank%s reported a watchdog timeout; rank %d, seen in "
-                     "the logs, reported none", jm->stuck_timed, jm->stuck_timed == 1 ? "" : "s",
-                     wd);
+            snprintf(why, sizeof why,
+                     "%zu rank%s reported a watchdog timeout; rank %d, seen in "
+                     "the logs, reported none",
+                     jm->stuck_timed, jm->stuck_timed == 1 ? "" : "s", wd);
         else
             snprintf(why, sizeof why, "%s", jm->stuck_why);
     }
@@ -1111,10 +1130,11 @@ static int find_culprit(ddx_report *rep)
         }
         /* informative only: the rank whose watchdog fired first waited longest, it is not the
          * one it waited for */
-        if (first >= 0 &&
-            (rc = add_culprit_signal(rep, "dump signal: rank %d's watchdog fired first%s (a rank "
-                                     "that waited, not the one it waited for)", first,
-                                     observed ? " and the other ranks observed its signal" : "")))
+        if (first >= 0 && (rc = add_culprit_signal(
+                               rep,
+                               "dump signal: rank %d's watchdog fired first%s (a rank "
+                               "that waited, not the one it waited for)",
+                               first, observed ? " and the other ranks observed its signal" : "")))
             return rc;
     }
     int slow = -1;
@@ -1136,8 +1156,7 @@ static int find_culprit(ddx_report *rep)
     int stopped = jm->stopped_rank;
     if (stopped >= 0 && (rc = add_culprit_signal(rep, "output: %s", jm->stopped_why)))
         return rc;
-    if (stack >= 0 &&
-        (rc = add_culprit_signal(rep, "stack dumps: %s", jm->stack_why)))
+    if (stack >= 0 && (rc = add_culprit_signal(rep, "stack dumps: %s", jm->stack_why)))
         return rc;
     if (desync >= 0 && (rc = add_culprit_signal(rep, "collective desync: %s", jm->desync_why)))
         return rc;
@@ -1147,30 +1166,36 @@ static int find_culprit(ddx_report *rep)
     int uneven = jm->uneven_rank;
     if (uneven >= 0 && (rc = add_culprit_signal(rep, "per-rank data: %s", jm->uneven_why)))
         return rc;
-    if (blamed >= 0 && (rc = add_culprit_signal(rep, "named in the log: the %s lines blame "
-                                                 "rank %d", top->ref->id, blamed)))
+    if (blamed >= 0 && (rc = add_culprit_signal(rep,
+                                                "named in the log: the %s lines blame "
+                                                "rank %d",
+                                                top->ref->id, blamed)))
         return rc;
-    if (root >= 0 && (rc = add_culprit_signal(rep, "first root failure: rank %d (%s)", root,
-                                               rep->f[0].ref->id)))
+    if (root >= 0 &&
+        (rc = add_culprit_signal(rep, "first root failure: rank %d (%s)", root, rep->f[0].ref->id)))
         return rc;
     if (wd >= 0 && (rc = add_culprit_signal(rep, "collective timeouts: %s", why)))
         return rc;
     if (exc >= 0 &&
-        (rc = add_culprit_signal(rep, "rank %d raised its own exception (%s) while the others "
-                                 "only saw it fail", exc, jm->by_rank[exc]->first_exception)))
+        (rc = add_culprit_signal(rep,
+                                 "rank %d raised its own exception (%s) while the others "
+                                 "only saw it fail",
+                                 exc, jm->by_rank[exc]->first_exception)))
         return rc;
     if (launcher >= 0) {
         if ((rc = add_culprit_signal(rep, "launcher: %s", lwhy)))
             return rc;
     } else if (table >= 0 && table_killed) {
-        if ((rc = add_culprit_signal(rep, "torchelastic: rank %d was killed by SIGKILL (exit code "
+        if ((rc = add_culprit_signal(rep,
+                                     "torchelastic: rank %d was killed by SIGKILL (exit code "
                                      "-9); the table's 'first observed failure', rank %d, only "
-                                     "exited with an error, likely after losing its peer", table,
-                                     jm->rc_rank)))
+                                     "exited with an error, likely after losing its peer",
+                                     table, jm->rc_rank)))
             return rc;
     } else if (table >= 0) {
         if (jm->rc_has_exitcode && jm->rc_exitcode < 0)
-            rc = add_culprit_signal(rep, "torchelastic root cause: rank %d, exit code %d (killed "
+            rc = add_culprit_signal(rep,
+                                    "torchelastic root cause: rank %d, exit code %d (killed "
                                     "by signal %d, so its time is when the agent noticed; %s)",
                                     table, jm->rc_exitcode, -jm->rc_exitcode,
                                     jm->rc_where ? jm->rc_where : "");
@@ -1188,56 +1213,70 @@ static int find_culprit(ddx_report *rep)
     if (busy >= 0 && jm->busy_why[0])
         rc = add_culprit_signal(rep, "timing: %s", jm->busy_why);
     else if (busy >= 0)
-        rc = add_culprit_signal(rep, "progress: rank %d's progress bar%s stops where the "
-                                "collective fails, so it was still busy in a long loop", busy,
+        rc = add_culprit_signal(rep,
+                                "progress: rank %d's progress bar%s stops where the "
+                                "collective fails, so it was still busy in a long loop",
+                                busy,
                                 (size_t)busy < jm->nby && jm->by_rank[busy] &&
-                                jm->by_rank[busy]->lines ? "" : " (no rank prefix: bars are "
-                                "drawn by rank 0)");
+                                        jm->by_rank[busy]->lines
+                                    ? ""
+                                    : " (no rank prefix: bars are "
+                                      "drawn by rank 0)");
     if (rc)
         return rc;
     /* the reference's own explanation: rank 0 worked alone while the others waited */
     int zero = top && top->ref->culprit_other == 2 ? 0 : -1;
-    if (zero >= 0 && (rc = add_culprit_signal(rep, "%s: rank 0 does work alone while the "
-                                              "others wait for it", top->ref->id)))
+    if (zero >= 0 && (rc = add_culprit_signal(rep,
+                                              "%s: rank 0 does work alone while the "
+                                              "others wait for it",
+                                              top->ref->id)))
         return rc;
-    int pick = slow >= 0 ? slow : desync >= 0 ? desync : blamed >= 0 ? blamed : root >= 0 ? root
-               : fr >= 0 ? fr : coll >= 0 ? coll : uneven >= 0 ? uneven : stack >= 0 ? stack
-               : wd >= 0 ? wd
-               : stopped >= 0 ? stopped : exc >= 0 ? exc : zero >= 0 ? zero : busy >= 0 ? busy
-               : table;
+    int pick = slow >= 0      ? slow
+               : desync >= 0  ? desync
+               : blamed >= 0  ? blamed
+               : root >= 0    ? root
+               : fr >= 0      ? fr
+               : coll >= 0    ? coll
+               : uneven >= 0  ? uneven
+               : stack >= 0   ? stack
+               : wd >= 0      ? wd
+               : stopped >= 0 ? stopped
+               : exc >= 0     ? exc
+               : zero >= 0    ? zero
+               : busy >= 0    ? busy
+                              : table;
     if (pick < 0)
         return DDX_OK;
     /* a launcher table alone is used only when some finding is reported */
     if (slow < 0 && blamed < 0 && fr < 0 && desync < 0 && coll < 0 && uneven < 0 && root < 0 &&
-        stack < 0 &&
-        wd < 0 && exc < 0 && zero < 0 && busy < 0 && !rep->nkept)
+        stack < 0 && wd < 0 && exc < 0 && zero < 0 && busy < 0 && !rep->nkept)
         return DDX_OK;
     /* output that stops early alone is not enough to blame a rank when nothing failed */
     if (pick == stopped && !rep->nkept)
         return DDX_OK;
     rep->culprit = pick;
-    int all[] = {slow,    blamed, fr,  desync, coll, uneven, root,
-                 stack,   wd,     stopped, exc, zero, busy,   table};
+    int all[] = {slow,  blamed, fr,      desync, coll, uneven, root,
+                 stack, wd,     stopped, exc,    zero, busy,   table};
     int agree = 1;
     for (size_t i = 0; i < DX_ARRAY_LEN(all); i++)
         agree &= all[i] < 0 || all[i] == pick;
     char buf[700];
     snprintf(buf, sizeof buf, "%s%s",
-             slow >= 0     ? "its steps are the slowest"
-             : desync >= 0 ? "it is alone in a different collective"
-             : blamed >= 0 ? "the log names this rank"
-             : root >= 0   ? "the first root failure is on this rank"
-             : fr >= 0     ? "the flight recorder shows it out of step with the others"
-             : coll >= 0   ? "its traceback is in a different collective from the others'"
-             : uneven >= 0 ? "its number of batches differs from every other rank's"
-             : stack >= 0  ? "its stack is outside any collective while the job hangs"
-             : wd >= 0   ? "the collective timeouts point at this rank"
-             : stopped >= 0 ? "its output stops long before the others'"
-             : exc >= 0  ? "this rank failed on its own while the others waited"
-             : zero >= 0 ? "the top finding is rank 0 working alone while the others wait"
-             : busy >= 0 ? "its progress bar stops where the collective fails"
+             slow >= 0       ? "its steps are the slowest"
+             : desync >= 0   ? "it is alone in a different collective"
+             : blamed >= 0   ? "the log names this rank"
+             : root >= 0     ? "the first root failure is on this rank"
+             : fr >= 0       ? "the flight recorder shows it out of step with the others"
+             : coll >= 0     ? "its traceback is in a different collective from the others'"
+             : uneven >= 0   ? "its number of batches differs from every other rank's"
+             : stack >= 0    ? "its stack is outside any collective while the job hangs"
+             : wd >= 0       ? "the collective timeouts point at this rank"
+             : stopped >= 0  ? "its output stops long before the others'"
+             : exc >= 0      ? "this rank failed on its own while the others waited"
+             : zero >= 0     ? "the top finding is rank 0 working alone while the others wait"
+             : busy >= 0     ? "its progress bar stops where the collective fails"
              : launcher >= 0 ? "the launcher saw this rank fail first and stopped the others"
-                         : "torchelastic names it as the first failure",
+                             : "torchelastic names it as the first failure",
              agree ? "; the other signals agree or are silent"
                    : "; other signals disagree (see culprit_signals)");
     rep->culprit_why = dx_strdup(buf);
@@ -1291,11 +1330,15 @@ static int derive_sanity(dx_facts *f)
         long long g = gas > 0 ? gas : 1;
         int n = 0;
         if (gas > 0 && ws > 0 && tb != mb * g * ws)
-            n = snprintf(v, sizeof v, "train_batch_size %lld != %lld (micro) x %lld (accumulation) "
-                         "x %lld (world size) = %lld", tb, mb, g, ws, mb * g * ws);
+            n = snprintf(v, sizeof v,
+                         "train_batch_size %lld != %lld (micro) x %lld (accumulation) "
+                         "x %lld (world size) = %lld",
+                         tb, mb, g, ws, mb * g * ws);
         else if (gas > 0 && tb % (mb * g))
-            n = snprintf(v, sizeof v, "train_batch_size %lld is not a multiple of %lld (micro) x "
-                         "%lld (accumulation): no world size fits", tb, mb, g);
+            n = snprintf(v, sizeof v,
+                         "train_batch_size %lld is not a multiple of %lld (micro) x "
+                         "%lld (accumulation): no world size fits",
+                         tb, mb, g);
         if (n > 0) {
             /* (copied first: setting a fact may move the others) */
             snprintf(w1, sizeof w1, "%s", ft->path);
@@ -1311,7 +1354,8 @@ static int derive_sanity(dx_facts *f)
         (!strcmp(oo->value, "cpu") || !strcmp(oo->value, "nvme")) &&
         !(force && !strcmp(force->value, "false")) &&
         !dx_facts_get(f, "deepspeed.offload_client_optimizer")) {
-        int n = snprintf(v, sizeof v, "offload_optimizer is %s and the DeepSpeed config names no "
+        int n = snprintf(v, sizeof v,
+                         "offload_optimizer is %s and the DeepSpeed config names no "
                          "optimizer, so the training script's own optimizer is offloaded",
                          oo->value);
         uint64_t line = oo->line;
@@ -1326,8 +1370,10 @@ static int derive_sanity(dx_facts *f)
         if (!strcmp(sp->value, "true") || !strcmp(sp->value, "True"))
             want = 1;
         if (want) {
-            int n = snprintf(v, sizeof v, "sequence_parallel is on with tensor_model_parallel_size 1 "
-                             "(from %s)", fact_where(tp, w1, sizeof w1));
+            int n = snprintf(v, sizeof v,
+                             "sequence_parallel is on with tensor_model_parallel_size 1 "
+                             "(from %s)",
+                             fact_where(tp, w1, sizeof w1));
             uint64_t line = sp->line;
             snprintf(w2, sizeof w2, "%s", sp->path);
             rc = dx_facts_set(f, "megatron.sp_without_tp", v, (size_t)n, w2, line);
@@ -1397,7 +1443,8 @@ int ddx_job_diagnose(ddx_job *job, int flags, ddx_report **out, ddx_error *err)
         for (size_t i = 0; i < rep->nfrf && !rc; i++) {
             const dx_fr_finding *x = &rep->frf[i];
             const char *name = x->kind == DX_FR_MISSING_RANK || x->kind == DX_FR_STATE
-                                   ? "job.fr_missing" : "job.desync";
+                                   ? "job.fr_missing"
+                                   : "job.desync";
             if (!dx_facts_get(&rep->facts, name))
                 rc = dx_facts_set(&rep->facts, name, x->why, strlen(x->why),
                                   "flight-recorder dumps", 0);
@@ -1428,7 +1475,8 @@ int ddx_job_diagnose(ddx_job *job, int flags, ddx_report **out, ddx_error *err)
         }
         /* the agent's report counts when it stopped other workers (a multi-process job) */
         int lr = jm->nagent == 1 && (jm->closing || jm->spawn_seen) ? jm->agent_rank
-                 : jm->nsrun == 1 ? jm->srun_rank : -1;
+                 : jm->nsrun == 1                                   ? jm->srun_rank
+                                                                    : -1;
         /* an exception printed without a rank is most likely that rank's own error */
         if (jm->unranked_exc)
             lr = -1;
@@ -1447,20 +1495,22 @@ int ddx_job_diagnose(ddx_job *job, int flags, ddx_report **out, ddx_error *err)
             int n = snprintf(v, sizeof v, "%d", lr);
             rc = dx_facts_set(&rep->facts, "job.launcher_failed_rank", v, (size_t)n,
                               jm->nagent == 1 ? "torchelastic's agent: the one local rank that "
-                              "failed while the others were stopped" : "srun: the one task that "
-                              "exited with an error", 0);
+                                                "failed while the others were stopped"
+                                              : "srun: the one task that "
+                                                "exited with an error",
+                              0);
             n = snprintf(v, sizeof v, "%d", jm->nagent == 1 ? jm->agent_code : jm->srun_code);
             if (!rc)
                 rc = dx_facts_set(&rep->facts, "job.launcher_exitcode", v, (size_t)n,
                                   "the launcher's report of that rank", 0);
         }
-        if (!rc && jm->busy_rank >= 0 && !(
-                (size_t)jm->busy_rank < jm->nby && jm->by_rank[jm->busy_rank] &&
-                jm->by_rank[jm->busy_rank]->timed_out)) {
+        if (!rc && jm->busy_rank >= 0 &&
+            !((size_t)jm->busy_rank < jm->nby && jm->by_rank[jm->busy_rank] &&
+              jm->by_rank[jm->busy_rank]->timed_out)) {
             int n = snprintf(v, sizeof v, "%d", jm->busy_rank);
-            rc = dx_facts_set(&rep->facts, "job.busy_rank", v, (size_t)n,
-                              jm->busy_why[0] ? jm->busy_why
-                              : "a progress bar the collective error cut off", 0);
+            rc = dx_facts_set(
+                &rep->facts, "job.busy_rank", v, (size_t)n,
+                jm->busy_why[0] ? jm->busy_why : "a progress bar the collective error cut off", 0);
         }
         if (!rc && jm->hang_why[0])
             rc = dx_facts_set(&rep->facts, "job.hang", jm->hang_why, strlen(jm->hang_why),
@@ -1491,8 +1541,8 @@ int ddx_job_diagnose(ddx_job *job, int flags, ddx_report **out, ddx_error *err)
                               strlen(jm->coll_why), "the ranks' tracebacks", 0);
         if (!rc && jm->coll_rank >= 0 && jm->eval_coll) {
             int n = snprintf(v, sizeof v, "%d", jm->coll_rank);
-            rc = dx_facts_set(&rep->facts, "job.eval_collective_rank", v, (size_t)n,
-                              jm->coll_why, 0);
+            rc = dx_facts_set(&rep->facts, "job.eval_collective_rank", v, (size_t)n, jm->coll_why,
+                              0);
         }
         if (rc) {
             dx_err(err, rc, "out of memory");

@@ -17,32 +17,32 @@
 #define DX_HITS_KEEP 4 /* events kept per signal: the earliest in time */
 
 typedef struct dx_event {
-    uint32_t input;   /* index into the report's inputs */
+    uint32_t input; /* index into the report's inputs */
     uint64_t line;
-    int rank;         /* -1 unknown */
-    int blamed;       /* the rank the line itself blames (a "culprit" capture), -1 none */
+    int rank;   /* -1 unknown */
+    int blamed; /* the rank the line itself blames (a "culprit" capture), -1 none */
     int has_time;
     dx_time time;
-    int64_t tkey;     /* sortable time (valid when has_time) */
-    uint64_t seq;     /* order of reading: input then line */
-    char *text;       /* the line, cleaned for output (valid UTF-8, at most 400 bytes) */
-    char *caps;       /* "name=value, ..." of the named captures, or NULL */
+    int64_t tkey; /* sortable time (valid when has_time) */
+    uint64_t seq; /* order of reading: input then line */
+    char *text;   /* the line, cleaned for output (valid UTF-8, at most 400 bytes) */
+    char *caps;   /* "name=value, ..." of the named captures, or NULL */
 } dx_event;
 
 typedef struct dx_sighits {
     uint64_t count;
     dx_event ev[DX_HITS_KEEP]; /* earliest first */
     size_t nev;
-    int ranks[32];             /* distinct ranks that printed it (first 32) */
+    int ranks[32]; /* distinct ranks that printed it (first 32) */
     size_t nranks;
 } dx_sighits;
 
 typedef struct dx_input_info {
     char *path;
-    int kind;         /* dx_kind */
+    int kind; /* dx_kind */
     uint64_t bytes;
     uint64_t lines;
-    int *ranks;       /* distinct ranks seen, sorted */
+    int *ranks; /* distinct ranks seen, sorted */
     size_t nranks, capranks;
 } dx_input_info;
 
@@ -52,7 +52,7 @@ typedef struct dx_contrib {
 } dx_contrib;
 
 typedef struct dx_evid {
-    const dx_event *ev;     /* owned by the report's hits */
+    const dx_event *ev; /* owned by the report's hits */
     const dx_signal *sig;
     double weight;
 } dx_evid;
@@ -71,11 +71,11 @@ typedef struct dx_finding {
     double logit;
     double confidence;
     int has_root;
-    const dx_event *first;  /* where it started: earliest root (else any) event */
+    const dx_event *first;        /* where it started: earliest root (else any) event */
     const dx_event *first_ranked; /* the earliest root event whose rank is known */
     dx_contrib *contribs;
     size_t ncontribs, capcontribs;
-    dx_evid *evid;          /* sorted by time */
+    dx_evid *evid; /* sorted by time */
     size_t nevid, capevid;
     int *ranks;
     size_t nranks, capranks;
@@ -93,13 +93,13 @@ struct ddx_report {
     const ddx_kb *kb;
     dx_input_info *inputs;
     size_t ninputs, capinputs;
-    dx_finding *f;          /* every candidate, best first */
+    dx_finding *f; /* every candidate, best first */
     size_t nf;
-    size_t nkept;           /* the first nkept are reported */
+    size_t nkept; /* the first nkept are reported */
     int culprit;
     char *culprit_why;
     dx_facts facts;
-    dx_sighits **hits;      /* [kb->nsig], each allocated at its signal's first hit */
+    dx_sighits **hits; /* [kb->nsig], each allocated at its signal's first hit */
     dx_tl *timeline;
     size_t ntimeline;
     char **warnings;
@@ -109,9 +109,9 @@ struct ddx_report {
     dx_job_model job;       /* ranks, timeouts, the launcher's root-cause entry */
     char **culprit_signals; /* one line per independent signal about the culprit */
     size_t nculprit_signals;
-    dx_frdump *fr;          /* flight-recorder dumps read from the inputs */
+    dx_frdump *fr; /* flight-recorder dumps read from the inputs */
     size_t nfr, capfr;
-    dx_fr_finding frf[16];  /* their comparison across ranks, earliest sequence first */
+    dx_fr_finding frf[16]; /* their comparison across ranks, earliest sequence first */
     size_t nfrf;
 };
 

@@ -50,7 +50,7 @@ DX_HIDDEN int dx_err(ddx_error *err, int code, const char *fmt, ...) DX_PRINTF(3
 
 /* ---- growable byte buffer (util.c) ---- */
 typedef struct dx_buf {
-    char *p;    /* NUL-terminated when n > 0 or after dx_buf_cstr */
+    char *p; /* NUL-terminated when n > 0 or after dx_buf_cstr */
     size_t n;
     size_t cap;
 } dx_buf;

@@ -275,23 +275,35 @@ typedef struct extractor {
     const char *value; /* fixed value or template, or NULL to take the capture "v" */
 } extractor;
 
-#define PKGS "torch|deepspeed|transformers|accelerate|peft|trl|bitsandbytes|flash[-_]attn|" \
-             "jax|jaxlib|ray|megatron[-_]core|vllm|apex|triton|nvidia[-_]nccl[-_]cu\\d+|" \
-             "xformers|torchvision|lightning|pytorch[-_]lightning|pytorch|python|numpy"
+#define PKGS                                                                                       \
+    "torch|deepspeed|transformers|accelerate|peft|trl|bitsandbytes|flash[-_]attn|"                 \
+    "jax|jaxlib|ray|megatron[-_]core|vllm|apex|triton|nvidia[-_]nccl[-_]cu\\d+|"                   \
+    "xformers|torchvision|lightning|pytorch[-_]lightning|pytorch|python|numpy"
 #define VER "(?<v>\\d+(?:\\.\\w+)+(?:\\+[\\w.]+)?)"
-#define ROW(id_, pat, fact_) {{id_, DX_ROLE_NOISE, 0, pat, NULL, 0}, fact_, NULL}
-#define HAS(id_, pat, fact_) {{id_, DX_ROLE_NOISE, 0, pat, NULL, 0}, fact_, "true"}
-#define VAL(id_, pat, fact_, value_) {{id_, DX_ROLE_NOISE, 0, pat, NULL, 0}, fact_, value_}
+#define ROW(id_, pat, fact_)                                                                       \
+    {                                                                                              \
+        {id_, DX_ROLE_NOISE, 0, pat, NULL, 0}, fact_, NULL                                         \
+    }
+#define HAS(id_, pat, fact_)                                                                       \
+    {                                                                                              \
+        {id_, DX_ROLE_NOISE, 0, pat, NULL, 0}, fact_, "true"                                       \
+    }
+#define VAL(id_, pat, fact_, value_)                                                               \
+    {                                                                                              \
+        {id_, DX_ROLE_NOISE, 0, pat, NULL, 0}, fact_, value_                                       \
+    }
 /* variables of environment dumps that give env.NAME facts */
-#define ENVNAMES "(?:NCCL|TORCH|CUDA|MASTER|SLURM|PYTORCH|OMP|DS|ACCELERATE)_\\w+|WORLD_SIZE|" \
-                 "LOCAL_RANK|RANK|LOCAL_WORLD_SIZE"
+#define ENVNAMES                                                                                   \
+    "(?:NCCL|TORCH|CUDA|MASTER|SLURM|PYTORCH|OMP|DS|ACCELERATE)_\\w+|WORLD_SIZE|"                  \
+    "LOCAL_RANK|RANK|LOCAL_WORLD_SIZE"
 /* NCCL's "comm 0x.. rank R nranks N cudaDev D [nvmlDev D] busId B [commId 0x..] - Init COMPLETE"
  * after the "host:pid:tid [dev]" prefix (2.7 to 2.28; later releases add nvmlDev and commId,
  * and from 2.21 the caller, "ncclCommInitRank", "ncclCommInitRankConfig", ..., comes first).
  * "ncclCommSplit" / "ncclCommShrink" lines number ranks within the new group: not these. */
-#define NCCL_INIT "(?:^|[ \\t:\\]])(?<host>[\\w.-]+):\\d+:\\d+ \\[\\d+\\] NCCL INFO " \
-                  "(?:ncclCommInit\\w* )?comm 0x[0-9a-f]+ rank (?<r>\\d+) nranks (?<n>\\d+) " \
-                  "cudaDev (?<dev>\\d+) (?:nvmlDev \\d+ )?busId (?<bus>[0-9a-f]+) .*Init COMPLETE"
+#define NCCL_INIT                                                                                  \
+    "(?:^|[ \\t:\\]])(?<host>[\\w.-]+):\\d+:\\d+ \\[\\d+\\] NCCL INFO "                            \
+    "(?:ncclCommInit\\w* )?comm 0x[0-9a-f]+ rank (?<r>\\d+) nranks (?<n>\\d+) "                    \
+    "cudaDev (?<dev>\\d+) (?:nvmlDev \\d+ )?busId (?<bus>[0-9a-f]+) .*Init COMPLETE"
 /* launcher flags, on the launcher's line or on a continuation line of a multi-line command */
 #define LAUNCH_LINE(l) "(?:(?:" l ")\\b.*[ \\t]|^[ \\t]*)"
 
@@ -308,8 +320,10 @@ static const extractor extractors[] = {
     ROW("collect-env-driver", "^Nvidia driver version: (?<v>\\d+(?:\\.\\d+)+)",
         "cuda.driver_version"),
     ROW("collect-env-python", "^Python version: (?<v>\\d+\\.\\d+\\.\\d+)", "python.version"),
-    ROW("collect-env-gpu", "^(?:GPU models and configuration: )?GPU 0: "
-        "(?<v>(?:NVIDIA|Tesla|Quadro|GeForce|TITAN) [^(\\r\\n]+?)(?: \\(UUID.*)?$", "gpu.model"),
+    ROW("collect-env-gpu",
+        "^(?:GPU models and configuration: )?GPU 0: "
+        "(?<v>(?:NVIDIA|Tesla|Quadro|GeForce|TITAN) [^(\\r\\n]+?)(?: \\(UUID.*)?$",
+        "gpu.model"),
     /* transformers-cli env / accelerate env */
     ROW("hf-env-version",
         "^- `?(?<pkg>[Tt]ransformers|[Aa]ccelerate|PEFT|TRL|DeepSpeed)`? version: " VER,
@@ -357,7 +371,8 @@ static const extractor extractors[] = {
         "cuda.driver_cuda", "{maj}.{min}"),
     ROW("nccl-network", "NCCL INFO Using network (?<v>\\w+)", "nccl.network"),
     ROW("nccl-transport-ib", "NCCL INFO NET/IB ?: Using \\[\\d\\](?<v>\\w+)", "nccl.ib_device"),
-    ROW("nccl-socket-if", "NCCL INFO NET/Socket ?: Using \\[\\d\\](?<v>[\\w.-]+):", "nccl.socket_ifname"),
+    ROW("nccl-socket-if",
+        "NCCL INFO NET/Socket ?: Using \\[\\d\\](?<v>[\\w.-]+):", "nccl.socket_ifname"),
     ROW("timeout-ms", "Timeout\\(ms\\)=(?<v>\\d+)", "nccl.timeout_ms"),
     /* rank <-> host <-> GPU, from each rank's "Init COMPLETE" (the first communicator wins) */
     VAL("nccl-init-nranks", NCCL_INIT, "nccl.nranks", "{n}"),
@@ -372,10 +387,14 @@ static const extractor extractors[] = {
     ROW("env-dict", "^[ \\t{]*'(?<name>" ENVNAMES ")': '(?<v>[^']*)'", "env.{name}"),
     /* launcher command lines */
     /* torchrun / python -m torch.distributed.run, deepspeed (--num_gpus, --num_nodes) */
-    ROW("launcher-nproc", LAUNCH_LINE("torchrun|torch\\.distributed\\.(?:run|launch)|deepspeed")
-        "--(?:nproc[_-]per[_-]node|num_gpus)[= ][\"']?(?<v>\\d+)", "launcher.nproc_per_node"),
-    ROW("launcher-nnodes", LAUNCH_LINE("torchrun|torch\\.distributed\\.(?:run|launch)|deepspeed")
-        "--(?:nnodes|num_nodes)[= ][\"']?(?<v>\\d+)", "launcher.nnodes"),
+    ROW("launcher-nproc",
+        LAUNCH_LINE(
+            "torchrun|torch\\.distributed\\.(?:run|launch)|deepspeed") "--(?:nproc[_-]per[_-]node|num_gpus)[= ][\"']?(?<v>\\d+)",
+        "launcher.nproc_per_node"),
+    ROW("launcher-nnodes",
+        LAUNCH_LINE(
+            "torchrun|torch\\.distributed\\.(?:run|launch)|deepspeed") "--(?:nnodes|num_nodes)[= ][\"']?(?<v>\\d+)",
+        "launcher.nnodes"),
     ROW("launcher-port", "--(?:master[_-]port|main_process_port)[= ][\"']?(?<v>\\d+)",
         "launcher.master_port"),
     ROW("launcher-addr", "--(?:master[_-]addr|main_process_ip)[= ][\"']?(?<v>[\\w.-]+)",
@@ -425,7 +444,8 @@ static const extractor extractors[] = {
      * gradient checkpointing, so it sets no fact) */
     ROW("ta-unused", "ddp_find_unused_parameters(?:=|: | )(?<v>[Tt]rue|[Ff]alse)\\b",
         "ddp.find_unused_parameters"),
-    ROW("ta-gc", "(?:^|[ ,(])gradient_checkpointing=(?<v>True|False)", "trainer.gradient_checkpointing"),
+    ROW("ta-gc", "(?:^|[ ,(])gradient_checkpointing=(?<v>True|False)",
+        "trainer.gradient_checkpointing"),
     ROW("ta-timeout", "(?:--)?ddp_timeout(?:=|: | )(?<v>\\d+)", "trainer.ddp_timeout_s"),
     ROW("ta-deepspeed", "(?:^|[ ,(])deepspeed=(?!None(?:[,)\\s]|$))(?<v>[^=,)\\s][^,)\\s]*)",
         "trainer.deepspeed"),
@@ -442,7 +462,8 @@ static const extractor extractors[] = {
     ROW("tb-egg", "/(?<pkg>" PKGS ")-" VER "-py3\\.\\d+(?:-[\\w-]+)?\\.egg/", "{pkg}.version"),
     /* quantisation config printed by transformers */
     ROW("bnb-4bit", "[\"']?load_in_4bit[\"']?[:=] ?(?<v>[Tt]rue|[Ff]alse)", "bnb.load_in_4bit"),
-    ROW("bnb-storage", "bnb_4bit_quant_storage[\"']?[:=] ?[\"']?(?:torch\\.)?(?<v>\\w+)", "bnb.quant_storage"),
+    ROW("bnb-storage", "bnb_4bit_quant_storage[\"']?[:=] ?[\"']?(?:torch\\.)?(?<v>\\w+)",
+        "bnb.quant_storage"),
 };
 #undef ROW
 #undef HAS
@@ -475,7 +496,7 @@ static size_t norm_pkg(dx_str pkg, char *out, size_t cap)
 static size_t expand(const char *tmpl, struct dx_scan *s, char *out, size_t cap)
 {
     size_t n = 0;
-    for (const char *p = tmpl; *p; ) {
+    for (const char *p = tmpl; *p;) {
         if (n + 1 >= cap)
             return 0;
         if (*p != '{') {
@@ -486,8 +507,8 @@ static size_t expand(const char *tmpl, struct dx_scan *s, char *out, size_t cap)
         if (!end)
             return 0;
         char cname[32];
-        size_t cl = (size_t)(end - p - 1) < sizeof cname - 1 ? (size_t)(end - p - 1)
-                                                             : sizeof cname - 1;
+        size_t cl =
+            (size_t)(end - p - 1) < sizeof cname - 1 ? (size_t)(end - p - 1) : sizeof cname - 1;
         memcpy(cname, p + 1, cl);
         cname[cl] = '\0';
         dx_str v;
@@ -581,12 +602,12 @@ static void json_fact(dx_facts *f, const char *name, json_t *v, const json_src *
         int n = snprintf(buf, sizeof buf, "%g", json_real_value(v));
         dx_facts_set(f, name, buf, (size_t)n, j->path, line);
     } else if (json_is_boolean(v))
-        dx_facts_set(f, name, json_is_true(v) ? "true" : "false", json_is_true(v) ? 4 : 5,
-                     j->path, line);
+        dx_facts_set(f, name, json_is_true(v) ? "true" : "false", json_is_true(v) ? 4 : 5, j->path,
+                     line);
 }
 
-#define JSON_FACT(f, name, v, j, ...)                                                            \
-    json_fact(f, name, v, j, (const char *const[]){__VA_ARGS__},                                \
+#define JSON_FACT(f, name, v, j, ...)                                                              \
+    json_fact(f, name, v, j, (const char *const[]){__VA_ARGS__},                                   \
               sizeof((const char *const[]){__VA_ARGS__}) / sizeof(const char *))
 
 /* Keys of accelerate / FSDP / DeepSpeed YAML configs and the facts they give. A key is the
@@ -625,8 +646,8 @@ static const struct {
     {"sequence_parallel", "megatron.sequence_parallel"},
 };
 
-static void yaml_walk(yaml_document_t *doc, yaml_node_t *n, char *key, size_t klen,
-                      dx_facts *f, const char *path, int depth)
+static void yaml_walk(yaml_document_t *doc, yaml_node_t *n, char *key, size_t klen, dx_facts *f,
+                      const char *path, int depth)
 {
     if (!n || depth > 8)
         return;
@@ -663,8 +684,7 @@ static void yaml_walk(yaml_document_t *doc, yaml_node_t *n, char *key, size_t kl
             key[klen] = '.';
         memcpy(key + klen + (klen ? 1 : 0), k->data.scalar.value, k->data.scalar.length);
         key[klen + add] = '\0';
-        yaml_walk(doc, yaml_document_get_node(doc, p->value), key, klen + add, f, path,
-                  depth + 1);
+        yaml_walk(doc, yaml_document_get_node(doc, p->value), key, klen + add, f, path, depth + 1);
         key[klen] = '\0';
     }
 }

@@ -14,9 +14,9 @@
 typedef struct dx_fact {
     char *name;
     char *value;
-    char *path;     /* input display path */
-    uint64_t line;  /* 0 when not tied to a line */
-    int used;       /* a context condition or check consulted it */
+    char *path;    /* input display path */
+    uint64_t line; /* 0 when not tied to a line */
+    int used;      /* a context condition or check consulted it */
 } dx_fact;
 
 typedef struct dx_facts {

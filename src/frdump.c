@@ -49,16 +49,16 @@ static const struct {
     const char *name;
     int code; /* 1: can name or call code */
 } refused[] = {
-    {'c', "GLOBAL", 1},          {0x93, "STACK_GLOBAL", 1}, {'R', "REDUCE", 1},
-    {'b', "BUILD", 1},           {'i', "INST", 1},          {'o', "OBJ", 1},
-    {0x81, "NEWOBJ", 1},         {0x92, "NEWOBJ_EX", 1},    {'P', "PERSID", 1},
-    {'Q', "BINPERSID", 1},       {0x82, "EXT1", 1},         {0x83, "EXT2", 1},
-    {0x84, "EXT4", 1},           {0x97, "NEXT_BUFFER", 0},  {0x98, "READONLY_BUFFER", 0},
-    {0x96, "BYTEARRAY8", 0},     {'I', "INT", 0},           {'L', "LONG", 0},
-    {'S', "STRING", 0},          {'T', "BINSTRING", 0},     {'U', "SHORT_BINSTRING", 0},
-    {'V', "UNICODE", 0},         {'F', "FLOAT", 0},         {'d', "DICT", 0},
-    {'l', "LIST", 0},            {'p', "PUT", 0},           {'g', "GET", 0},
-    {'2', "DUP", 0},             {0x8f, "EMPTY_SET", 0},    {0x90, "ADDITEMS", 0},
+    {'c', "GLOBAL", 1},      {0x93, "STACK_GLOBAL", 1}, {'R', "REDUCE", 1},
+    {'b', "BUILD", 1},       {'i', "INST", 1},          {'o', "OBJ", 1},
+    {0x81, "NEWOBJ", 1},     {0x92, "NEWOBJ_EX", 1},    {'P', "PERSID", 1},
+    {'Q', "BINPERSID", 1},   {0x82, "EXT1", 1},         {0x83, "EXT2", 1},
+    {0x84, "EXT4", 1},       {0x97, "NEXT_BUFFER", 0},  {0x98, "READONLY_BUFFER", 0},
+    {0x96, "BYTEARRAY8", 0}, {'I', "INT", 0},           {'L', "LONG", 0},
+    {'S', "STRING", 0},      {'T', "BINSTRING", 0},     {'U', "SHORT_BINSTRING", 0},
+    {'V', "UNICODE", 0},     {'F', "FLOAT", 0},         {'d', "DICT", 0},
+    {'l', "LIST", 0},        {'p', "PUT", 0},           {'g', "GET", 0},
+    {'2', "DUP", 0},         {0x8f, "EMPTY_SET", 0},    {0x90, "ADDITEMS", 0},
     {0x91, "FROZENSET", 0},
 };
 
@@ -424,7 +424,7 @@ static int pk_run(pk *k, json_t **out)
             rc = pk_push(k, json_integer((json_int_t)le(k->p, 2)), 1);
             k->p += 2;
             break;
-        case 0x8a: /* LONG1 */
+        case 0x8a:   /* LONG1 */
         case 0x8b: { /* LONG4 */
             size_t lb = op == 0x8a ? 1 : 4;
             if ((rc = pk_need(k, lb)))
@@ -483,9 +483,9 @@ static int pk_run(pk *k, json_t **out)
         case 0x94: /* MEMOIZE */
             rc = pk_memo_put(k, k->nmemo);
             break;
-        case 'q': /* BINPUT */
-        case 'r': /* LONG_BINPUT */
-        case 'h': /* BINGET */
+        case 'q':   /* BINPUT */
+        case 'r':   /* LONG_BINPUT */
+        case 'h':   /* BINGET */
         case 'j': { /* LONG_BINGET */
             size_t lb = op == 'q' || op == 'h' ? 1 : 4;
             if ((rc = pk_need(k, lb)))
@@ -586,7 +586,8 @@ static void flatten(dx_buf *b, json_t *v, unsigned depth, size_t limit)
     } else if (json_is_integer(v))
         dx_buf_addf(b, "%lld", (long long)json_integer_value(v));
     else if (json_is_string(v))
-        dx_buf_add(b, json_string_value(v), json_string_length(v) < 32 ? json_string_length(v) : 32);
+        dx_buf_add(b, json_string_value(v),
+                   json_string_length(v) < 32 ? json_string_length(v) : 32);
     else
         dx_buf_addc(b, '?');
 }
@@ -637,8 +638,8 @@ static void get_entry(json_t *e, dx_fr_entry *x)
     json_t *d = json_object_get(e, "duration_ms");
     x->duration_ms = json_is_number(d) ? json_number_value(d) : -1;
     json_t *c = json_object_get(e, "time_created_ns");
-    x->created_ms = json_is_number(c) && json_number_value(c) >= 0 ? json_number_value(c) / 1e6
-                                                                    : -1;
+    x->created_ms =
+        json_is_number(c) && json_number_value(c) >= 0 ? json_number_value(c) / 1e6 : -1;
     flat_field(x->in_sizes, sizeof x->in_sizes, json_object_get(e, "input_sizes"), 0);
     flat_field(x->in_dtypes, sizeof x->in_dtypes, json_object_get(e, "input_dtypes"), 1);
     x->is_p2p = json_is_true(json_object_get(e, "is_p2p"));
@@ -794,12 +795,18 @@ nomem:
 const char *dx_frdump_kind_name(int kind)
 {
     switch (kind) {
-    case DX_FR_MISSING_RANK: return "missing-rank";
-    case DX_FR_OP: return "op";
-    case DX_FR_SIZE: return "size";
-    case DX_FR_DTYPE: return "dtype";
-    case DX_FR_STATE: return "state";
-    default: return "?";
+    case DX_FR_MISSING_RANK:
+        return "missing-rank";
+    case DX_FR_OP:
+        return "op";
+    case DX_FR_SIZE:
+        return "size";
+    case DX_FR_DTYPE:
+        return "dtype";
+    case DX_FR_STATE:
+        return "state";
+    default:
+        return "?";
     }
 }
 
@@ -815,8 +822,7 @@ void dx_frdump_fini(dx_frdump *d)
     d->rank = -1;
 }
 
-int dx_frdump_parse(const char *name, const void *data, size_t len, dx_frdump *out,
-                    ddx_error *err)
+int dx_frdump_parse(const char *name, const void *data, size_t len, dx_frdump *out, ddx_error *err)
 {
     const unsigned char *p = data;
     json_t *root = NULL;
@@ -958,12 +964,12 @@ static long long modal_int(const long long *vals, size_t m)
 /* One member of the PG being compared. */
 typedef struct mem {
     int rank;
-    const dx_frdump *d;       /* NULL: no dump */
-    const dx_fr_pg *pg;       /* this dump's record of the PG, may be NULL */
-    const dx_fr_entry **ent;  /* its collective entries of the PG, by coll_seq */
+    const dx_frdump *d;      /* NULL: no dump */
+    const dx_fr_pg *pg;      /* this dump's record of the PG, may be NULL */
+    const dx_fr_entry **ent; /* its collective entries of the PG, by coll_seq */
     size_t nent;
-    long long last_enq;       /* -1 without a dump */
-    unsigned reported;        /* bit per kind already reported */
+    long long last_enq; /* -1 without a dump */
+    unsigned reported;  /* bit per kind already reported */
 } mem;
 
 static int cmp_ent(const void *a, const void *b)
@@ -1025,8 +1031,8 @@ static int skip_sizes(const char *op)
 }
 
 /* Compares one field (0 op, 1 sizes, 2 dtypes) at seq. */
-static void compare_field(an *a, const char *pgname, mem *ms, size_t nm, long long seq,
-                          int field, const char **vals, int *ranks, unsigned *tie_reported)
+static void compare_field(an *a, const char *pgname, mem *ms, size_t nm, long long seq, int field,
+                          const char **vals, int *ranks, unsigned *tie_reported)
 {
     static const int kinds[] = {DX_FR_OP, DX_FR_SIZE, DX_FR_DTYPE};
     static const char *const what[] = {"runs", "has input sizes", "has input dtypes"};
@@ -1085,8 +1091,8 @@ static void compare_field(an *a, const char *pgname, mem *ms, size_t nm, long lo
         size_t shown = 0;
         for (size_t i = 0; i < nm && shown < 6; i++)
             if (vals[i]) {
-                dx_buf_addf(&b, "%s rank %d %s %s", shown ? "," : "", ms[i].rank,
-                            what[field], vals[i]);
+                dx_buf_addf(&b, "%s rank %d %s %s", shown ? "," : "", ms[i].rank, what[field],
+                            vals[i]);
                 shown++;
             }
         add_finding(a, kind, -1, pgname, seq, &b);
@@ -1115,8 +1121,7 @@ static void compare_states(an *a, const char *pgname, mem *ms, size_t nm, long l
         ms[i].reported |= 1u << DX_FR_STATE;
         dx_buf b = {0};
         dx_buf_addf(&b, "rank %d has collective %lld of PG %s (%s) %s while rank%s ", ms[i].rank,
-                    seq, pgname, op_at(ms, nm, seq), state_name((int)st[i]),
-                    nsame > 1 ? "s" : "");
+                    seq, pgname, op_at(ms, nm, seq), state_name((int)st[i]), nsame > 1 ? "s" : "");
         add_ranks(&b, ranks, nsame);
         dx_buf_addf(&b, " %s it", mode == DX_FR_COMPLETED ? "completed" : "started");
         add_finding(a, DX_FR_STATE, ms[i].rank, pgname, seq, &b);
@@ -1174,8 +1179,7 @@ static void compare_progress(an *a, const char *pgname, mem *ms, size_t nm, long
         }
         dx_buf b = {0};
         dx_buf_addf(&b, "rank %d of PG %s never enqueued collective %lld (%s) that rank%s ",
-                    ms[i].rank, pgname, le[i] + 1, op_at(ms, nm, le[i] + 1),
-                    nsame > 1 ? "s" : "");
+                    ms[i].rank, pgname, le[i] + 1, op_at(ms, nm, le[i] + 1), nsame > 1 ? "s" : "");
         add_ranks(&b, ranks, nsame);
         dx_buf_addf(&b, " reached; its last enqueued collective is %lld", le[i]);
         add_finding(a, DX_FR_MISSING_RANK, ms[i].rank, pgname, le[i] + 1, &b);
@@ -1338,7 +1342,8 @@ done:
 static int cmp_finding(const void *x, const void *y)
 {
     const dx_fr_finding *a = x, *b = y;
-    unsigned long long sa = (unsigned long long)a->seq, sb = (unsigned long long)b->seq; /* -1 last */
+    unsigned long long sa = (unsigned long long)a->seq,
+                       sb = (unsigned long long)b->seq; /* -1 last */
     if (sa != sb)
         return sa < sb ? -1 : 1;
     if (a->kind != b->kind)
@@ -1366,8 +1371,8 @@ size_t dx_frdump_analyze(const dx_frdump *dumps, size_t n, dx_fr_finding *out, s
                         maxrank = d->pgs[j].ranks[r];
         for (size_t j = 0; j < d->npgs + d->nentries; j++) {
             const char *nm = j < d->npgs ? d->pgs[j].name : d->entries[j - d->npgs].pg;
-            if (j > 0 && j >= d->npgs && !strcmp(nm, j > d->npgs ? d->entries[j - d->npgs - 1].pg
-                                                                  : d->pgs[j - 1].name))
+            if (j > 0 && j >= d->npgs &&
+                !strcmp(nm, j > d->npgs ? d->entries[j - d->npgs - 1].pg : d->pgs[j - 1].name))
                 continue; /* the same PG as the entry before */
             size_t k = 0;
             while (k < nn && strcmp(names[k], nm))

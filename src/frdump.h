@@ -34,33 +34,28 @@
 #define DX_FR_MAX_ENTRIES 20000
 #define DX_FR_MAX_PGS 4096
 
-enum dx_fr_state {
-    DX_FR_UNKNOWN = 0,
-    DX_FR_SCHEDULED = 1,
-    DX_FR_STARTED = 2,
-    DX_FR_COMPLETED = 3
-};
+enum dx_fr_state { DX_FR_UNKNOWN = 0, DX_FR_SCHEDULED = 1, DX_FR_STARTED = 2, DX_FR_COMPLETED = 3 };
 
 typedef struct dx_fr_entry {
-    char pg[64];           /* process_group[0] (the PG's name), "" when absent */
-    long long pg_id;       /* pg_id, -1 when absent */
-    long long coll_seq;    /* collective_seq_id, -1 when absent */
-    long long p2p_seq;     /* p2p_seq_id, -1 when absent */
-    char op[64];           /* profiling_name: "nccl:all_reduce", "nccl:send 1->2" */
-    int state;             /* enum dx_fr_state */
-    double duration_ms;    /* -1 when absent */
-    double created_ms;     /* time_created_ns / 1e6 (enqueue time on the rank), -1 when absent */
-    char in_sizes[96];     /* input_sizes flattened: "[[1024,1024]]"; cut with "..." */
-    char in_dtypes[48];    /* input_dtypes joined with ',': "Float", "Float,Half" */
+    char pg[64];        /* process_group[0] (the PG's name), "" when absent */
+    long long pg_id;    /* pg_id, -1 when absent */
+    long long coll_seq; /* collective_seq_id, -1 when absent */
+    long long p2p_seq;  /* p2p_seq_id, -1 when absent */
+    char op[64];        /* profiling_name: "nccl:all_reduce", "nccl:send 1->2" */
+    int state;          /* enum dx_fr_state */
+    double duration_ms; /* -1 when absent */
+    double created_ms;  /* time_created_ns / 1e6 (enqueue time on the rank), -1 when absent */
+    char in_sizes[96];  /* input_sizes flattened: "[[1024,1024]]"; cut with "..." */
+    char in_dtypes[48]; /* input_dtypes joined with ',': "Float", "Float,Half" */
     int is_p2p;
 } dx_fr_entry;
 
 typedef struct dx_fr_pg {
-    char name[64];         /* pg_config key / name */
+    char name[64]; /* pg_config key / name */
     char desc[64];
-    int *ranks;            /* global ranks from pg_config "ranks"; NULL when absent or "[]" */
+    int *ranks; /* global ranks from pg_config "ranks"; NULL when absent or "[]" */
     size_t nranks;
-    int has_status;        /* pg_status had this PG */
+    int has_status;                                        /* pg_status had this PG */
     long long last_enqueued, last_started, last_completed; /* -1 when unknown */
 } dx_fr_pg;
 
@@ -70,9 +65,9 @@ typedef struct dx_frdump {
     char nccl_version[32]; /* "comm_lib_version" or older "nccl_version" */
     dx_fr_pg *pgs;         /* owned; pg_config and pg_status merged by name */
     size_t npgs;
-    dx_fr_entry *entries;  /* owned, in dump order */
+    dx_fr_entry *entries; /* owned, in dump order */
     size_t nentries;
-    size_t dropped;        /* entries over DX_FR_MAX_ENTRIES, not kept */
+    size_t dropped; /* entries over DX_FR_MAX_ENTRIES, not kept */
 } dx_frdump;
 
 enum dx_fr_kind {
@@ -84,11 +79,11 @@ enum dx_fr_kind {
 };
 
 typedef struct dx_fr_finding {
-    int kind;              /* enum dx_fr_kind */
-    int rank;              /* the odd rank out, -1 when no single rank */
+    int kind; /* enum dx_fr_kind */
+    int rank; /* the odd rank out, -1 when no single rank */
     char pg[64];
-    long long seq;         /* collective_seq_id; -1 for "no dump for rank N" */
-    char why[320];         /* one sentence naming the ranks and values */
+    long long seq; /* collective_seq_id; -1 for "no dump for rank N" */
+    char why[320]; /* one sentence naming the ranks and values */
 } dx_fr_finding;
 
 /* The short name of a kind: "missing-rank", "op", "size", "dtype", "state"; "?" otherwise. */

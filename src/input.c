@@ -71,10 +71,10 @@ enum src_kind { SRC_FD, SRC_MEM, SRC_ARCHIVE };
 
 typedef struct src {
     enum src_kind kind;
-    const char *path;          /* display path, for messages; borrowed */
-    int fd;                    /* SRC_FD */
-    bool seekable;             /* SRC_FD on a regular file opened by us, or SRC_MEM */
-    const unsigned char *mem;  /* SRC_MEM: the caller's bytes */
+    const char *path;         /* display path, for messages; borrowed */
+    int fd;                   /* SRC_FD */
+    bool seekable;            /* SRC_FD on a regular file opened by us, or SRC_MEM */
+    const unsigned char *mem; /* SRC_MEM: the caller's bytes */
     size_t mem_len, mem_pos;
     struct archive *ar;        /* SRC_ARCHIVE: reads the current entry of ar */
     const unsigned char *head; /* the first bytes; for SRC_MEM a view of mem */
@@ -136,8 +136,10 @@ static int src_read_raw(src *s, void *dst, size_t n, size_t *got, ddx_error *err
                 break;
         }
         s->failed = true;
-        return dx_err(err, DDX_EIO, "%s: read failed: %s; check the disk or copy the file "
-                      "somewhere readable and retry", s->path, strerror(errno));
+        return dx_err(err, DDX_EIO,
+                      "%s: read failed: %s; check the disk or copy the file "
+                      "somewhere readable and retry",
+                      s->path, strerror(errno));
     }
     /* SRC_ARCHIVE */
     la_ssize_t k = archive_read_data(s->ar, dst, n);
@@ -147,7 +149,8 @@ static int src_read_raw(src *s, void *dst, size_t n, size_t *got, ddx_error *err
     }
     s->failed = true;
     const char *why = archive_error_string(s->ar);
-    return dx_err(err, DDX_EFORMAT, "%s: damaged archive data (%s); re-copy the archive, or "
+    return dx_err(err, DDX_EFORMAT,
+                  "%s: damaged archive data (%s); re-copy the archive, or "
                   "extract it with tar/unzip to see which member is broken",
                   s->path, why ? why : "unknown error");
 }
@@ -332,26 +335,35 @@ static void codec_fini(codec *c)
     if (!c->live)
         return;
     switch (c->kind) {
-    case CODEC_GZIP: inflateEnd(&c->z); break;
-    case CODEC_ZSTD: ZSTD_freeDStream(c->zs); break;
-    case CODEC_XZ: lzma_end(&c->lz); break;
-    case CODEC_NONE: break;
+    case CODEC_GZIP:
+        inflateEnd(&c->z);
+        break;
+    case CODEC_ZSTD:
+        ZSTD_freeDStream(c->zs);
+        break;
+    case CODEC_XZ:
+        lzma_end(&c->lz);
+        break;
+    case CODEC_NONE:
+        break;
     }
     c->live = false;
 }
 
 static int codec_truncated(codec *c, ddx_error *err)
 {
-    return dx_err(err, DDX_EFORMAT, "%s: truncated %s stream at byte %llu: the file is "
-                  "incomplete; re-copy it or pass the uncompressed log", c->in->path,
-                  codec_names[c->kind], (unsigned long long)c->consumed);
+    return dx_err(err, DDX_EFORMAT,
+                  "%s: truncated %s stream at byte %llu: the file is "
+                  "incomplete; re-copy it or pass the uncompressed log",
+                  c->in->path, codec_names[c->kind], (unsigned long long)c->consumed);
 }
 
 static int codec_corrupt(codec *c, const char *why, ddx_error *err)
 {
-    return dx_err(err, DDX_EFORMAT, "%s: corrupt %s data at byte %llu (%s): the file is "
-                  "damaged; re-copy it or pass the uncompressed log", c->in->path,
-                  codec_names[c->kind], (unsigned long long)c->consumed, why);
+    return dx_err(err, DDX_EFORMAT,
+                  "%s: corrupt %s data at byte %llu (%s): the file is "
+                  "damaged; re-copy it or pass the uncompressed log",
+                  c->in->path, codec_names[c->kind], (unsigned long long)c->consumed, why);
 }
 
 /* One decoder step from next_in into dst. Sets *out to the bytes produced; may end the frame
@@ -430,14 +442,17 @@ static int codec_step(codec *c, unsigned char *dst, size_t n, size_t *out, ddx_e
         } else if (lr == LZMA_MEM_ERROR) {
             return dx_err(err, DDX_ENOMEM, "%s: out of memory", c->in->path);
         } else if (lr == LZMA_MEMLIMIT_ERROR) {
-            return dx_err(err, DDX_EFORMAT, "%s: the xz dictionary needs more than %llu MiB; "
-                          "decompress it with xz first", c->in->path, XZ_MEMLIMIT >> 20);
+            return dx_err(err, DDX_EFORMAT,
+                          "%s: the xz dictionary needs more than %llu MiB; "
+                          "decompress it with xz first",
+                          c->in->path, XZ_MEMLIMIT >> 20);
         } else if (lr != LZMA_OK) {
             return codec_corrupt(c, lr == LZMA_FORMAT_ERROR ? "not xz" : "invalid data", err);
         }
         return DDX_OK;
     }
-    case CODEC_NONE: break;
+    case CODEC_NONE:
+        break;
     }
     return DDX_OK;
 }
@@ -481,35 +496,35 @@ static int codec_read(codec *c, unsigned char *dst, size_t n, size_t *got, ddx_e
 /* Escape-sequence state; a sequence never spans a '\n'. */
 enum esc_state {
     E_NONE,
-    E_ESC,     /* after ESC */
-    E_CSI,     /* ESC [ parameters... final byte 0x40-0x7e */
-    E_NF,      /* ESC intermediate(s) 0x20-0x2f ... final byte 0x30-0x7e, e.g. ESC ( B */
-    E_STR,     /* ESC ] (OSC) or ESC P/X/^/_ : a string up to BEL or ESC \ */
-    E_STR_ESC  /* ESC inside such a string */
+    E_ESC,    /* after ESC */
+    E_CSI,    /* ESC [ parameters... final byte 0x40-0x7e */
+    E_NF,     /* ESC intermediate(s) 0x20-0x2f ... final byte 0x30-0x7e, e.g. ESC ( B */
+    E_STR,    /* ESC ] (OSC) or ESC P/X/^/_ : a string up to BEL or ESC \ */
+    E_STR_ESC /* ESC inside such a string */
 };
 
 struct dx_reader {
     const char *path; /* display path, for messages; borrowed */
     src *in;
     codec cod;
-    char *buf; /* the walk's line buffer, BUF_CAP bytes; borrowed */
-    size_t w;           /* end of the cleaned text */
-    size_t r, len;      /* raw bytes not yet cleaned: buf[r..len) */
-    size_t line_start;  /* where the current (unfinished) line starts in the cleaned text */
-    size_t esc_at;      /* first ESC at or after r, or len */
-    size_t chunk_len;   /* length of the chunk handed out by the last call, 0 if none */
+    char *buf;         /* the walk's line buffer, BUF_CAP bytes; borrowed */
+    size_t w;          /* end of the cleaned text */
+    size_t r, len;     /* raw bytes not yet cleaned: buf[r..len) */
+    size_t line_start; /* where the current (unfinished) line starts in the cleaned text */
+    size_t esc_at;     /* first ESC at or after r, or len */
+    size_t chunk_len;  /* length of the chunk handed out by the last call, 0 if none */
     size_t peek_len;
     enum esc_state esc;
-    bool skip;          /* the current line is over DX_LINE_MAX: drop the rest of it */
-    bool line_raw;      /* raw bytes of the current line were seen (for the last line) */
-    bool eof;           /* the source is exhausted (or failed: see pend) */
-    bool started;       /* dx_reader_next or dx_reader_read_all was called */
-    uint64_t lines;     /* lines finished in the member so far */
-    uint64_t total;     /* bytes taken from the source (after decompression) */
+    bool skip;      /* the current line is over DX_LINE_MAX: drop the rest of it */
+    bool line_raw;  /* raw bytes of the current line were seen (for the last line) */
+    bool eof;       /* the source is exhausted (or failed: see pend) */
+    bool started;   /* dx_reader_next or dx_reader_read_all was called */
+    uint64_t lines; /* lines finished in the member so far */
+    uint64_t total; /* bytes taken from the source (after decompression) */
     uint64_t chunk_first;
     uint64_t trunc[TRUNC_MAX];
     size_t ntrunc;
-    int pend;           /* error to return once the bytes before it are delivered */
+    int pend; /* error to return once the bytes before it are delivered */
     ddx_error pend_err;
 };
 
@@ -651,7 +666,8 @@ static size_t clean_segment(dx_reader *rd, char *b, size_t r, size_t end, size_t
                 rd->esc = E_ESC; /* the ESC starts a new sequence; look at c again */
             }
             break;
-        case E_NONE: break;
+        case E_NONE:
+            break;
         }
     }
     return w;
@@ -793,8 +809,10 @@ int dx_reader_read_all(dx_reader *r, size_t max, char **out, size_t *len, ddx_er
     for (;;) {
         size_t n = r->len - r->r;
         if (n > max - all.n) {
-            rc = dx_err(err, DDX_EFORMAT, "%s: larger than %zu bytes, the limit for this kind "
-                        "of file; pass a smaller file or split it", r->path, max);
+            rc = dx_err(err, DDX_EFORMAT,
+                        "%s: larger than %zu bytes, the limit for this kind "
+                        "of file; pass a smaller file or split it",
+                        r->path, max);
             goto fail;
         }
         if (n && dx_buf_add(&all, r->buf + r->r, n) != DDX_OK) {
@@ -883,9 +901,9 @@ static la_int64_t ar_seek_cb(struct archive *a, void *ud, la_int64_t off, int wh
 {
     src *s = ud;
     (void)a;
-    int64_t base = whence == SEEK_SET ? 0
+    int64_t base = whence == SEEK_SET   ? 0
                    : whence == SEEK_CUR ? (int64_t)s->pos
-                   : (int64_t)(s->kind == SRC_MEM ? s->mem_len : 0);
+                                        : (int64_t)(s->kind == SRC_MEM ? s->mem_len : 0);
     s->head_pos = s->head_len; /* after a seek the head is never replayed */
     if (s->kind == SRC_MEM) {
         int64_t to = base + off;
@@ -979,8 +997,10 @@ static int walk_archive(walk *wk, src *s, const char *path, int depth, ddx_error
         archive_read_set_seek_callback(a, ar_seek_cb);
     if (archive_read_open1(a) != ARCHIVE_OK) {
         const char *why = archive_error_string(a);
-        rc = dx_err(err, DDX_EFORMAT, "%s: cannot open the archive (%s); re-copy it, or "
-                    "extract it and pass the directory", path, why ? why : "unknown error");
+        rc = dx_err(err, DDX_EFORMAT,
+                    "%s: cannot open the archive (%s); re-copy it, or "
+                    "extract it and pass the directory",
+                    path, why ? why : "unknown error");
         goto fail;
     }
     size_t seen = 0;
@@ -996,13 +1016,15 @@ static int walk_archive(walk *wk, src *s, const char *path, int depth, ddx_error
         if (ar < ARCHIVE_WARN) {
             const char *why = archive_error_string(a);
             if (seen == 0) {
-                rc = dx_err(err, DDX_EFORMAT, "%s: damaged archive (%s); re-copy it, or "
-                            "extract what you can and pass the directory", path,
-                            why ? why : "unknown error");
+                rc = dx_err(err, DDX_EFORMAT,
+                            "%s: damaged archive (%s); re-copy it, or "
+                            "extract what you can and pass the directory",
+                            path, why ? why : "unknown error");
                 goto fail;
             }
             if (!member_failed)
-                warnf(wk, "%s: damaged archive after %zu members (%s); the rest is skipped: "
+                warnf(wk,
+                      "%s: damaged archive after %zu members (%s); the rest is skipped: "
                       "re-copy it, or extract what you can and pass the directory",
                       path, seen, why ? why : "unknown error");
             break;
@@ -1212,8 +1234,8 @@ static int walk_dir(walk *wk, dx_buf *path, size_t rel, int depth, ddx_error *er
         int mrc;
         if (S_ISDIR(st.st_mode)) {
             if (depth + 1 >= MAX_DIR_DEPTH) {
-                warnf(wk, "%s: directories nested deeper than %d levels are skipped",
-                      path->p, MAX_DIR_DEPTH);
+                warnf(wk, "%s: directories nested deeper than %d levels are skipped", path->p,
+                      MAX_DIR_DEPTH);
                 continue;
             }
             mrc = walk_dir(wk, path, rel_here, depth + 1, &merr);
@@ -1257,8 +1279,10 @@ int dx_input_walk(const char *path, dx_member_fn fn, dx_warn_fn warn, void *ud, 
     }
     struct stat st;
     if (stat(path, &st) != 0) {
-        rc = dx_err(err, DDX_EIO, "%s: %s; check the path (ddx reads a log file, a directory, "
-                    "an archive, or - for standard input)", path, strerror(errno));
+        rc = dx_err(err, DDX_EIO,
+                    "%s: %s; check the path (ddx reads a log file, a directory, "
+                    "an archive, or - for standard input)",
+                    path, strerror(errno));
         goto fail;
     }
     if (S_ISDIR(st.st_mode)) {
@@ -1303,12 +1327,18 @@ int dx_input_walk_buffer(const char *name, const void *data, size_t len, dx_memb
 const char *dx_kind_name(dx_kind k)
 {
     switch (k) {
-    case DX_KIND_LOG: return "log";
-    case DX_KIND_ENV: return "env";
-    case DX_KIND_CONFIG: return "config";
-    case DX_KIND_FRDUMP: return "flight-recorder";
-    case DX_KIND_BINARY: return "binary";
-    case DX_KIND_UNKNOWN: break;
+    case DX_KIND_LOG:
+        return "log";
+    case DX_KIND_ENV:
+        return "env";
+    case DX_KIND_CONFIG:
+        return "config";
+    case DX_KIND_FRDUMP:
+        return "flight-recorder";
+    case DX_KIND_BINARY:
+        return "binary";
+    case DX_KIND_UNKNOWN:
+        break;
     }
     return "unknown";
 }
@@ -1450,13 +1480,25 @@ static bool log_line(const line_view *l)
     if (n >= 10 && is_digit(p[0]) && is_digit(p[1]) && is_digit(p[2]) && is_digit(p[3]) &&
         p[4] == '-' && is_digit(p[5]) && is_digit(p[6]) && p[7] == '-')
         return true;
-    if (n >= 14 && p[0] && strchr("IWEF", p[0]) && is_digit(p[1]) && is_digit(p[4]) && p[5] == ' ' &&
-        is_digit(p[6]) && p[8] == ':')
+    if (n >= 14 && p[0] && strchr("IWEF", p[0]) && is_digit(p[1]) && is_digit(p[4]) &&
+        p[5] == ' ' && is_digit(p[6]) && p[8] == ':')
         return true;
     static const char *const marks[] = {
-        "Traceback (most recent call last)", "[rank", "[default", "NCCL INFO", "NCCL WARN",
-        "[INFO]", "[WARNING]", "[ERROR]", " INFO ", " ERROR ", "INFO:", "WARNING:", "ERROR:",
-        "Error: ", "torch.distributed",
+        "Traceback (most recent call last)",
+        "[rank",
+        "[default",
+        "NCCL INFO",
+        "NCCL WARN",
+        "[INFO]",
+        "[WARNING]",
+        "[ERROR]",
+        " INFO ",
+        " ERROR ",
+        "INFO:",
+        "WARNING:",
+        "ERROR:",
+        "Error: ",
+        "torch.distributed",
     };
     for (size_t i = 0; i < DX_ARRAY_LEN(marks); i++)
         if (has(l->p, l->n, marks[i]))
@@ -1465,13 +1507,13 @@ static bool log_line(const line_view *l)
 }
 
 typedef struct text_stats {
-    size_t lines;      /* non-empty lines */
-    size_t env_kv;     /* KEY=VALUE */
-    size_t pip;        /* pip freeze requirements */
-    size_t log;        /* log-looking lines */
-    size_t yaml;       /* "key: value", "key:", "- item", comments */
+    size_t lines;  /* non-empty lines */
+    size_t env_kv; /* KEY=VALUE */
+    size_t pip;    /* pip freeze requirements */
+    size_t log;    /* log-looking lines */
+    size_t yaml;   /* "key: value", "key:", "- item", comments */
     bool traceback;
-    bool jsonl;        /* one JSON object per line: structured logs */
+    bool jsonl; /* one JSON object per line: structured logs */
 } text_stats;
 
 static void text_scan(const char *h, size_t n, text_stats *ts)
@@ -1500,8 +1542,7 @@ static void text_scan(const char *h, size_t n, text_stats *ts)
         size_t k = 0;
         while (k < t.n && is_name_char(t.p[k]))
             k++;
-        if (t.p[0] == '#' || starts(&t, "- ") || (t.n == 1 && t.p[0] == '-') ||
-            starts(&t, "---") ||
+        if (t.p[0] == '#' || starts(&t, "- ") || (t.n == 1 && t.p[0] == '-') || starts(&t, "---") ||
             (k > 0 && k < t.n && t.p[k] == ':' && (k + 1 == t.n || t.p[k + 1] == ' ')))
             ts->yaml++;
     }
@@ -1513,11 +1554,11 @@ static bool env_banner(const char *h, size_t n)
 {
     size_t top = n < 4096 ? n : 4096;
     static const char *const near_top[] = {
-        "Collecting environment information",                /* torch collect_env */
-        "DeepSpeed C++/CUDA extension op report",            /* ds_report */
+        "Collecting environment information",                 /* torch collect_env */
+        "DeepSpeed C++/CUDA extension op report",             /* ds_report */
         "Copy-and-paste the text below in your GitHub issue", /* accelerate/transformers env */
-        "# packages in environment at",                      /* conda list */
-        "NVSMI LOG",                                         /* nvidia-smi -q */
+        "# packages in environment at",                       /* conda list */
+        "NVSMI LOG",                                          /* nvidia-smi -q */
     };
     for (size_t i = 0; i < DX_ARRAY_LEN(near_top); i++)
         if (has(h, top, near_top[i]))
@@ -1527,9 +1568,9 @@ static bool env_banner(const char *h, size_t n)
     if (has(h, top, "NVIDIA-SMI") && has(h, n, "Driver Version"))
         return true;
     /* collect_env without its first line: two of its labels */
-    static const char *const labels[] = {"PyTorch version:", "Is debug build:",
-                                         "CUDA used to build PyTorch:", "Is CUDA available:",
-                                         "Python platform:"};
+    static const char *const labels[] = {
+        "PyTorch version:", "Is debug build:", "CUDA used to build PyTorch:", "Is CUDA available:",
+        "Python platform:"};
     int found = 0;
     for (size_t i = 0; i < DX_ARRAY_LEN(labels); i++)
         found += has(h, top, labels[i]);
@@ -1550,8 +1591,8 @@ static bool env_banner(const char *h, size_t n)
 /* Configs recognised by their keys whatever the file is called. */
 static bool config_keys(const char *h, size_t n)
 {
-    static const char *const yaml_keys[] = {"compute_environment:", "distributed_type:",
-                                            "deepspeed_config:", "fsdp_config:"};
+    static const char *const yaml_keys[] = {
+        "compute_environment:", "distributed_type:", "deepspeed_config:", "fsdp_config:"};
     static const char *const json_keys[] = {"\"zero_optimization\"", "\"train_batch_size\"",
                                             "\"train_micro_batch_size_per_gpu\"",
                                             "\"gradient_accumulation_steps\""};
@@ -1580,10 +1621,10 @@ static bool ends_with_ci(const char *s, const char *sfx)
  * "nvidia-smi.log", "collect_env_rank0.txt", ... (the stem, then '.', '_', '-' or the end). */
 static bool env_name(const char *name)
 {
-    static const char *const stems[] = {"env", "environment", "printenv", "collect_env",
-                                        "pip_freeze", "pip-freeze", "pip_list", "pip-list",
-                                        "requirements", "conda_list", "conda-list",
-                                        "nvidia-smi", "nvidia_smi", "ds_report"};
+    static const char *const stems[] = {"env",          "environment", "printenv",   "collect_env",
+                                        "pip_freeze",   "pip-freeze",  "pip_list",   "pip-list",
+                                        "requirements", "conda_list",  "conda-list", "nvidia-smi",
+                                        "nvidia_smi",   "ds_report"};
     const char *b = base_name(name);
     for (size_t i = 0; i < DX_ARRAY_LEN(stems); i++) {
         size_t m = strlen(stems[i]);
@@ -1600,8 +1641,8 @@ dx_kind dx_input_classify(const char *name, const char *head, size_t n)
     if (!head)
         n = 0;
     const char *b = base_name(name);
-    bool config_name = ends_with_ci(b, ".json") || ends_with_ci(b, ".yaml") ||
-                       ends_with_ci(b, ".yml");
+    bool config_name =
+        ends_with_ci(b, ".json") || ends_with_ci(b, ".yaml") || ends_with_ci(b, ".yml");
 
     /* 1. Pickles: flight-recorder dumps, unless it is a tensor checkpoint's pickle. */
     if (n >= 2 && p[0] == 0x80 && p[1] >= 2 && p[1] <= 5)
@@ -1642,8 +1683,8 @@ dx_kind dx_input_classify(const char *name, const char *head, size_t n)
         return DX_KIND_CONFIG;
     if (config_keys(head, n) && ts.log == 0)
         return DX_KIND_CONFIG;
-    if (ts.lines >= 3 && ts.log == 0 && ts.yaml * 10 >= ts.lines * 9 && starts(
-            &(line_view){head + i, n - i}, "---"))
+    if (ts.lines >= 3 && ts.log == 0 && ts.yaml * 10 >= ts.lines * 9 &&
+        starts(&(line_view){head + i, n - i}, "---"))
         return DX_KIND_CONFIG;
 
     /* 6. The name decides only when the content shows no sign of being a log. */

@@ -20,20 +20,20 @@
 
 typedef enum dx_kind {
     DX_KIND_UNKNOWN = 0,
-    DX_KIND_LOG,      /* console output, per-rank logs */
-    DX_KIND_ENV,      /* collect_env, pip list/freeze, conda list, ds_report, nvidia-smi, env dumps */
-    DX_KIND_CONFIG,   /* DeepSpeed JSON, accelerate/FSDP YAML, other JSON/YAML configs */
-    DX_KIND_FRDUMP,   /* PyTorch flight-recorder dump (pickle or JSON) */
-    DX_KIND_BINARY    /* anything else that is not text: skipped with a note */
+    DX_KIND_LOG,    /* console output, per-rank logs */
+    DX_KIND_ENV,    /* collect_env, pip list/freeze, conda list, ds_report, nvidia-smi, env dumps */
+    DX_KIND_CONFIG, /* DeepSpeed JSON, accelerate/FSDP YAML, other JSON/YAML configs */
+    DX_KIND_FRDUMP, /* PyTorch flight-recorder dump (pickle or JSON) */
+    DX_KIND_BINARY  /* anything else that is not text: skipped with a note */
 } dx_kind;
 
 DX_HIDDEN const char *dx_kind_name(dx_kind k); /* "log", "env", "config", "flight-recorder", ... */
 
 typedef struct dx_member {
-    const char *path;     /* display path: "job/logs.tar.gz:node1/rank3.log"; borrowed */
-    const char *name;     /* the member's own relative path inside its container; borrowed */
-    const char *codec;    /* "gzip", "zstd", "xz" or NULL for plain bytes */
-    uint64_t size_hint;   /* size in bytes when known, else 0 */
+    const char *path;   /* display path: "job/logs.tar.gz:node1/rank3.log"; borrowed */
+    const char *name;   /* the member's own relative path inside its container; borrowed */
+    const char *codec;  /* "gzip", "zstd", "xz" or NULL for plain bytes */
+    uint64_t size_hint; /* size in bytes when known, else 0 */
 } dx_member;
 
 typedef struct dx_reader dx_reader;
@@ -49,8 +49,8 @@ typedef struct dx_reader dx_reader;
 typedef struct dx_chunk {
     char *data;
     size_t len;
-    uint64_t first_line;      /* 1-based number of the first line in data */
-    uint64_t nlines;          /* number of lines in data */
+    uint64_t first_line; /* 1-based number of the first line in data */
+    uint64_t nlines;     /* number of lines in data */
     const uint64_t *trunc_lines;
     size_t ntrunc;
 } dx_chunk;
@@ -84,8 +84,8 @@ typedef void (*dx_warn_fn)(void *ud, const char *msg);
 DX_HIDDEN int dx_input_walk(const char *path, dx_member_fn fn, dx_warn_fn warn, void *ud,
                             ddx_error *err);
 /* The same over a caller's buffer (borrowed for the duration of the call). */
-DX_HIDDEN int dx_input_walk_buffer(const char *name, const void *data, size_t len,
-                                   dx_member_fn fn, dx_warn_fn warn, void *ud, ddx_error *err);
+DX_HIDDEN int dx_input_walk_buffer(const char *name, const void *data, size_t len, dx_member_fn fn,
+                                   dx_warn_fn warn, void *ud, ddx_error *err);
 
 /* Classifies a member from its name and first bytes. */
 DX_HIDDEN dx_kind dx_input_classify(const char *name, const char *head, size_t n);

@@ -119,12 +119,13 @@ static void find_desync(dx_job_model *jm)
                 if (!agree)
                     continue;
                 jm->desync_rank = x->rank;
-                snprintf(jm->desync_why, sizeof jm->desync_why,
-                         "NCCL's collective log: at opCount %llx rank %d calls %s with count %lld "
-                         "datatype %d while the other %zu ranks call %s with count %lld datatype %d",
-                         (unsigned long long)x->coll_sig[i].oc, x->rank, x->coll_sig[i].op,
-                         x->coll_sig[i].count, x->coll_sig[i].dt, other, odd->coll_sig[oi].op,
-                         odd->coll_sig[oi].count, odd->coll_sig[oi].dt);
+                snprintf(
+                    jm->desync_why, sizeof jm->desync_why,
+                    "NCCL's collective log: at opCount %llx rank %d calls %s with count %lld "
+                    "datatype %d while the other %zu ranks call %s with count %lld datatype %d",
+                    (unsigned long long)x->coll_sig[i].oc, x->rank, x->coll_sig[i].op,
+                    x->coll_sig[i].count, x->coll_sig[i].dt, other, odd->coll_sig[oi].op,
+                    odd->coll_sig[oi].count, odd->coll_sig[oi].dt);
                 return;
             }
         }
@@ -139,7 +140,8 @@ static void find_desync(dx_job_model *jm)
             jm->desync_rank = x->rank;
             snprintf(jm->desync_why, sizeof jm->desync_why,
                      "the collective-mismatch reports show rank %d running %s while the other "
-                     "%zu ranks run %s", x->rank, x->fp_op, n, other->fp_op);
+                     "%zu ranks run %s",
+                     x->rank, x->fp_op, n, other->fp_op);
             return;
         }
     }
@@ -189,8 +191,9 @@ static void find_desync(dx_job_model *jm)
             if (pass == 0)
                 snprintf(jm->desync_why, sizeof jm->desync_why,
                          "at SeqNum %lld rank %d runs %s of %lld elements while rank %d runs %s "
-                         "of %lld", x->timeout_seq, x->rank, x->timeout_op, x->timeout_numel,
-                         odd->rank, odd->timeout_op, odd->timeout_numel);
+                         "of %lld",
+                         x->timeout_seq, x->rank, x->timeout_op, x->timeout_numel, odd->rank,
+                         odd->timeout_op, odd->timeout_numel);
             else
                 snprintf(jm->desync_why, sizeof jm->desync_why,
                          "rank %d timed out in %s while rank %d timed out in %s", x->rank,
@@ -271,9 +274,9 @@ int dx_job_line(dx_job_model *jm, int rank, const dx_attr *a)
  * multiprocessing): where a thread waits, not what it waits for. */
 static int stdlib_wait_frame(const char *file, size_t n)
 {
-    static const char *const libs[] = {"threading.py", "queue.py", "selectors.py", "socket.py",
-                                       "multiprocessing/", "subprocess.py", "ssl.py",
-                                       "connection.py", "synchronize.py"};
+    static const char *const libs[] = {"threading.py", "queue.py",         "selectors.py",
+                                       "socket.py",    "multiprocessing/", "subprocess.py",
+                                       "ssl.py",       "connection.py",    "synchronize.py"};
     for (size_t i = 0; i < DX_ARRAY_LEN(libs); i++) {
         size_t k = strlen(libs[i]);
         for (size_t j = 0; j + k <= n; j++)
@@ -435,8 +438,8 @@ static const dx_signal extractors[] = {
                       "\\b(?:step|iter|iteration|batch)_?time[=: ]+(?<s>\\d+(?:\\.\\d+)?) ?s\\b",
                       "common trainer step logs", 0},
     [JX_DATA_TIME] = {"job-data-time", DX_ROLE_NOISE, 0,
-                      "\\bdata_?time[=: ]+(?<s>\\d+(?:\\.\\d+)?) ?s\\b",
-                      "common trainer step logs", 0},
+                      "\\bdata_?time[=: ]+(?<s>\\d+(?:\\.\\d+)?) ?s\\b", "common trainer step logs",
+                      0},
     /* Megatron: "elapsed time per iteration (ms): 1234.5" */
     [JX_MEGATRON_ITER] = {"job-megatron-iter", DX_ROLE_NOISE, 0,
                           "elapsed time per iteration \\(ms\\): (?<ms>\\d+(?:\\.\\d+)?)",
@@ -444,12 +447,10 @@ static const dx_signal extractors[] = {
     /* tqdm: "10/100 [00:05<00:45,  2.00it/s]" or "3.50s/it]" */
     [JX_TQDM_SPEED] = {"job-tqdm-speed", DX_ROLE_NOISE, 0,
                        "(?:(?<ips>\\d+(?:\\.\\d+)?)it/s|(?<s>\\d+(?:\\.\\d+)?)s/it)[\\],]",
-                       "tqdm progress bars (Hugging Face Trainer; Lightning adds ', loss=...')",
-                       0},
+                       "tqdm progress bars (Hugging Face Trainer; Lightning adds ', loss=...')", 0},
     /* DeepSpeed timers: "SamplesPerSec=12.3" */
-    [JX_DS_SAMPLES] = {"job-ds-samples", DX_ROLE_NOISE, 0,
-                       "SamplesPerSec=(?<sps>\\d+(?:\\.\\d+)?)", "deepspeed/utils/timer.py",
-                       0},
+    [JX_DS_SAMPLES] = {"job-ds-samples", DX_ROLE_NOISE, 0, "SamplesPerSec=(?<sps>\\d+(?:\\.\\d+)?)",
+                       "deepspeed/utils/timer.py", 0},
     /* the blocking-wait form: "[Rank 0] Work WorkNCCL(SeqNum=2109, OpType=_ALLGATHER_BASE,
      * NumelIn=40960, NumelOut=81920, Timeout(ms)=1800000) timed out in blocking wait" */
     [JX_BLOCKING_WAIT] = {"job-blocking-wait", DX_ROLE_NOISE, 0,
@@ -458,9 +459,10 @@ static const dx_signal extractors[] = {
                           "in blocking wait",
                           "torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp", 0},
     /* py-spy dump: 'Thread 123 (active): "MainThread"' then '    fn (file.py:12)' */
-    [JX_PYSPY_THREAD] = {"job-pyspy-thread", DX_ROLE_NOISE, 0,
-                         "^Thread (?:0x[0-9A-Fa-f]+|\\d+) \\((?:active|idle)[^)]*\\): \"MainThread\"",
-                         "py-spy dump output", 0},
+    [JX_PYSPY_THREAD] =
+        {"job-pyspy-thread", DX_ROLE_NOISE, 0,
+         "^Thread (?:0x[0-9A-Fa-f]+|\\d+) \\((?:active|idle)[^)]*\\): \"MainThread\"",
+         "py-spy dump output", 0},
     [JX_PYSPY_FRAME] = {"job-pyspy-frame", DX_ROLE_NOISE, 0,
                         "^ {4}(?<fn>[\\w.<>]+) \\((?<file>[^():]+):(?<line>\\d+)\\)",
                         "py-spy dump output", 0},
@@ -513,11 +515,12 @@ static const dx_signal extractors[] = {
                        "torch/distributed/elastic/multiprocessing/errors/__init__.py", 0},
     /* NCCL: "node1:1234:1234 [3] NCCL INFO ncclCommInitRank comm 0x55 rank 3 nranks 8 cudaDev 3
      * nvmlDev 3 busId 1c000 commId 0x.. - Init COMPLETE" (the function name since 2.19) */
-    [JX_NCCL_INIT] = {"job-nccl-init", DX_ROLE_NOISE, 0,
-                      "(?<host>[\\w.-]+):(?<pid>\\d+):\\d+ \\[\\d+\\] NCCL INFO (?:\\w+ )?comm 0x[0-9a-f]+ "
-                      "rank (?<rank>\\d+) nranks (?<n>\\d+) cudaDev (?<dev>\\d+)(?: nvmlDev \\d+)? "
-                      "busId (?<bus>[0-9a-f]+)",
-                      "nccl src/init.cc", 0},
+    [JX_NCCL_INIT] =
+        {"job-nccl-init", DX_ROLE_NOISE, 0,
+         "(?<host>[\\w.-]+):(?<pid>\\d+):\\d+ \\[\\d+\\] NCCL INFO (?:\\w+ )?comm 0x[0-9a-f]+ "
+         "rank (?<rank>\\d+) nranks (?<n>\\d+) cudaDev (?<dev>\\d+)(?: nvmlDev \\d+)? "
+         "busId (?<bus>[0-9a-f]+)",
+         "nccl src/init.cc", 0},
     /* torchelastic's agent: "[default] Worker group FAILED. 2/3 attempts left; will restart
      * worker group" */
     [JX_RESTART] = {"job-restart", DX_ROLE_NOISE, 0,
@@ -527,7 +530,8 @@ static const dx_signal extractors[] = {
                     "torch/distributed/elastic/agent/server/api.py; nvidia-resiliency-ext's "
                     "ft_launcher, nvidia_resiliency_ext/shared_utils/profiling.py ('  - Cycle: N "
                     "Event: failure_detected Node: ... Rank: ... Time: ... UTC', N counting the "
-                    "failures detected)", 0},
+                    "failures detected)",
+                    0},
     [JX_CLOSING] = {"job-closing-signal", DX_ROLE_NOISE, 0,
                     "Sending process \\d+ closing signal SIG[A-Z]+",
                     "torch/distributed/elastic/multiprocessing/api.py", 0},
@@ -557,45 +561,51 @@ static const dx_signal extractors[] = {
                           "(?<mner>\\d+) \\| MxEtpt/Rnk: (?<mxe>[\\d.]+)TF/\\d+)?",
                           "megatron/core/utils.py (StragglerDetector.report)", 0},
     /* generic step logs: "step 120 ... time 0.52s", "Step 3: loss=1.2, took 1.8 sec" */
-    [JX_STEP_TOOK] = {"job-step-took", DX_ROLE_NOISE, 0,
-                      "\\b[Ss]tep:? \\d+\\b[^\\n]*?\\b(?:time|took|elapsed)[=: ]+(?<s>\\d+(?:\\.\\d+)?) ?"
-                      "s(?:ec(?:onds?)?)?\\b",
-                      "common trainer step logs", 0},
+    [JX_STEP_TOOK] =
+        {"job-step-took", DX_ROLE_NOISE, 0,
+         "\\b[Ss]tep:? \\d+\\b[^\\n]*?\\b(?:time|took|elapsed)[=: ]+(?<s>\\d+(?:\\.\\d+)?) ?"
+         "s(?:ec(?:onds?)?)?\\b",
+         "common trainer step logs", 0},
     /* NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=COLL: "host:pid:tid [dev] NCCL INFO Broadcast: opCount 0
      * sendbuff 0x.. recvbuff 0x.. count 53 datatype 4 op 0 root 0 comm 0x.. [nranks=8] stream" */
-    [JX_NCCL_COLL] = {"job-nccl-coll", DX_ROLE_NOISE, 0,
-                      "(?<host>[\\w.-]+):(?<pid>\\d+):\\d+ \\[(?<dev>\\d+)\\] NCCL INFO "
-                      "(?<op>AllReduce|Broadcast|AllGather|ReduceScatter|Reduce|Send|Recv|AllToAll): "
-                      "opCount (?<oc>[0-9a-f]+) sendbuff \\S+ recvbuff \\S+ count (?<count>\\d+) "
-                      "datatype (?<dt>\\d+)",
-                      "nccl src/enqueue.cc (collective INFO line)", 0},
+    [JX_NCCL_COLL] =
+        {"job-nccl-coll", DX_ROLE_NOISE, 0,
+         "(?<host>[\\w.-]+):(?<pid>\\d+):\\d+ \\[(?<dev>\\d+)\\] NCCL INFO "
+         "(?<op>AllReduce|Broadcast|AllGather|ReduceScatter|Reduce|Send|Recv|AllToAll): "
+         "opCount (?<oc>[0-9a-f]+) sendbuff \\S+ recvbuff \\S+ count (?<count>\\d+) "
+         "datatype (?<dt>\\d+)",
+         "nccl src/enqueue.cc (collective INFO line)", 0},
     /* a tqdm bar left unfinished when the process group reports a failed collective on the same
      * console line: that rank was busy in a long loop (evaluation, preprocessing, saving) */
-    [JX_BAR_CUT] = {"job-bar-cut", DX_ROLE_NOISE, 0,
-                    "\\b\\d{1,2}%\\|[^|]*\\| *\\d+/\\d+ \\[[^\\]]*\\](?:\\[E |\\[rank\\d+\\]:\\[E|"
-                    "\\[E\\d{4} )",
-                    "tqdm progress bars; torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp log prefix",
-                    0},
+    [JX_BAR_CUT] =
+        {"job-bar-cut", DX_ROLE_NOISE, 0,
+         "\\b\\d{1,2}%\\|[^|]*\\| *\\d+/\\d+ \\[[^\\]]*\\](?:\\[E |\\[rank\\d+\\]:\\[E|"
+         "\\[E\\d{4} )",
+         "tqdm progress bars; torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp log prefix", 0},
     /* how long the timed-out collective ran: with the line's time, when it started */
-    [JX_WATCHDOG_RAN] = {"job-watchdog-ran", DX_ROLE_NOISE, 0,
-                         "Watchdog caught collective operation timeout: Work\\w*\\((?:[^()]|\\([^()]*\\))*"
-                         "\\) ran for "
-                         "(?<ms>\\d+) milliseconds before timing",
-                         "torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp", 0},
+    [JX_WATCHDOG_RAN] =
+        {"job-watchdog-ran", DX_ROLE_NOISE, 0,
+         "Watchdog caught collective operation timeout: Work\\w*\\((?:[^()]|\\([^()]*\\))*"
+         "\\) ran for "
+         "(?<ms>\\d+) milliseconds before timing",
+         "torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp", 0},
     /* a rank announcing long work of its own (saving, evaluating, loading, preprocessing) */
-    [JX_LONG_WORK] = {"job-long-work", DX_ROLE_NOISE, 0,
-                      "\\b(?:[Ss]aving (?:the )?(?:latest |best |final )?(?:model |sharded )?checkpoint|"
-                      "[Ss]aving model (?:checkpoint )?to|[Rr]unning [Ee]valuation|[Ss]tart(?:ing)? "
-                      "(?:of )?[Ee]valuation|[Ss]tart of validation)\\b",
-                      "common trainer logs (Hugging Face Trainer 'Saving model checkpoint to', "
-                      "'***** Running Evaluation *****')", 0},
+    [JX_LONG_WORK] =
+        {"job-long-work", DX_ROLE_NOISE, 0,
+         "\\b(?:[Ss]aving (?:the )?(?:latest |best |final )?(?:model |sharded )?checkpoint|"
+         "[Ss]aving model (?:checkpoint )?to|[Rr]unning [Ee]valuation|[Ss]tart(?:ing)? "
+         "(?:of )?[Ee]valuation|[Ss]tart of validation)\\b",
+         "common trainer logs (Hugging Face Trainer 'Saving model checkpoint to', "
+         "'***** Running Evaluation *****')",
+         0},
     /* per-rank data sizes people print when a job hangs: "Rank = 2, Number of batches 8",
      * "rank 0: len(dataloader)=120" */
-    [JX_RANK_BATCHES] = {"job-rank-batches", DX_ROLE_NOISE, 0,
-                         "\\b[Rr]ank\\s*[=:]?\\s*(?<rank>\\d+)\\b[,:]?\\s*(?:[Nn]umber of batches|"
-                         "num_batches|len\\((?:train_)?dataloader\\)|batches per epoch)\\s*[=:]?\\s*"
-                         "(?<m>\\d+)",
-                         "per-rank data sizes printed by training scripts", 0},
+    [JX_RANK_BATCHES] =
+        {"job-rank-batches", DX_ROLE_NOISE, 0,
+         "\\b[Rr]ank\\s*[=:]?\\s*(?<rank>\\d+)\\b[,:]?\\s*(?:[Nn]umber of batches|"
+         "num_batches|len\\((?:train_)?dataloader\\)|batches per epoch)\\s*[=:]?\\s*"
+         "(?<m>\\d+)",
+         "per-rank data sizes printed by training scripts", 0},
     /* who a posted stack dump belongs to, when its lines carry no rank prefix: a heading such
      * as "The stack for rank0:" / "py-spy dump of rank 3" / "Rank 5:" on its own line, or
      * py-spy's own first line, "Process 4242: python train.py --local_rank=1" */
@@ -604,9 +614,10 @@ static const dx_signal extractors[] = {
                          "(?:[Ss]tack|[Dd]ump|[Tt]race(?:back)?)s? (?:of|for|from|on) "
                          "(?:global )?[Rr]ank ?(?<rank>\\d+)\\b",
                          "stack dumps as posted in reports", 0},
-    [JX_STACK_HEADER_RANK] = {"job-stack-header-rank", DX_ROLE_NOISE, 0,
-                              "^[Rr]ank ?(?<rank>\\d+)(?: (?:stack|py-spy dump|dump|trace))? ?:? *$",
-                              "stack dumps as posted in reports", 0},
+    [JX_STACK_HEADER_RANK] =
+        {"job-stack-header-rank", DX_ROLE_NOISE, 0,
+         "^[Rr]ank ?(?<rank>\\d+)(?: (?:stack|py-spy dump|dump|trace))? ?:? *$",
+         "stack dumps as posted in reports", 0},
     [JX_PYSPY_PROCESS] = {"job-pyspy-process", DX_ROLE_NOISE, 0,
                           "^Process \\d+: [^\\n]*--local[_-]rank[= ](?<rank>\\d+)",
                           "py-spy dump output (first line: the process and its command line)", 0},
@@ -615,7 +626,8 @@ static const dx_signal extractors[] = {
                        "`Trainer\\.fit` stopped: `max_(?:epochs|steps)=[^`\\s]+` reached|"
                        "Training completed\\. Do not forget to share your model",
                        "lightning/pytorch/loops/fit_loop.py (rank_zero_info); "
-                       "transformers/trainer.py (_inner_training_loop)", 0},
+                       "transformers/trainer.py (_inner_training_loop)",
+                       0},
     /* a bar closed with leave=False: tqdm overwrites it with spaces */
     [JX_BAR_CLEARED] = {"job-bar-cleared", DX_ROLE_NOISE, 0, "^ {20,}\\r?$",
                         "tqdm (std.py close(): the bar's line blanked when leave=False)", 0},
@@ -677,12 +689,30 @@ static long long cap_ll(struct dx_scan *s, const char *name, long long def)
 /* Is fn one of torch.distributed's collectives (or a wait on one)? */
 static int is_collective_fn(const dx_str *fn)
 {
-    static const char *const names[] = {
-        "all_reduce", "all_gather", "all_gather_into_tensor", "_all_gather_base", "broadcast",
-        "barrier", "monitored_barrier", "reduce_scatter", "reduce_scatter_tensor",
-        "_reduce_scatter_base", "all_to_all", "all_to_all_single", "reduce", "gather", "scatter",
-        "all_gather_object", "broadcast_object_list", "gather_object", "scatter_object_list",
-        "send", "recv", "isend", "irecv", "batch_isend_irecv"};
+    static const char *const names[] = {"all_reduce",
+                                        "all_gather",
+                                        "all_gather_into_tensor",
+                                        "_all_gather_base",
+                                        "broadcast",
+                                        "barrier",
+                                        "monitored_barrier",
+                                        "reduce_scatter",
+                                        "reduce_scatter_tensor",
+                                        "_reduce_scatter_base",
+                                        "all_to_all",
+                                        "all_to_all_single",
+                                        "reduce",
+                                        "gather",
+                                        "scatter",
+                                        "all_gather_object",
+                                        "broadcast_object_list",
+                                        "gather_object",
+                                        "scatter_object_list",
+                                        "send",
+                                        "recv",
+                                        "isend",
+                                        "irecv",
+                                        "batch_isend_irecv"};
     for (size_t i = 0; i < DX_ARRAY_LEN(names); i++)
         if (strlen(names[i]) == fn->n && !memcmp(names[i], fn->p, fn->n))
             return 1;
@@ -704,8 +734,7 @@ static int tb_frame(dx_job_model *jm, struct dx_scan *s, int rank)
         x->tb_caller[n] = '\0';
         return DDX_OK;
     }
-    if (x->coll || !memmem(file.p, file.n, "distributed_c10d.py", 19) ||
-        !is_collective_fn(&fn))
+    if (x->coll || !memmem(file.p, file.n, "distributed_c10d.py", 19) || !is_collective_fn(&fn))
         return DDX_OK;
     if (!(x->coll = dx_strndup(fn.p, fn.n)))
         return DDX_ENOMEM;
@@ -737,9 +766,11 @@ int dx_job_hit(dx_job_model *jm, size_t i, struct dx_scan *s, int rank, const ch
             return DDX_OK;
         jm->nwatchdog++;
         if (jm->done_what[0] && !jm->after_done_why[0]) {
-            snprintf(jm->after_done_why, sizeof jm->after_done_why, "rank %d's collective timed "
+            snprintf(jm->after_done_why, sizeof jm->after_done_why,
+                     "rank %d's collective timed "
                      "out after %s (the end of a loop: saving, evaluation or the next epoch "
-                     "follows)", x->rank, jm->done_what);
+                     "follows)",
+                     x->rank, jm->done_what);
             jm->after_done_rank = x->rank;
         }
         if (!x->timed_out) {
@@ -1043,8 +1074,8 @@ int dx_job_hit(dx_job_model *jm, size_t i, struct dx_scan *s, int rank, const ch
         while (f > file.p && !(f[-1] == '/' && ++slashes == 3))
             f--;
         char buf[256];
-        snprintf(buf, sizeof buf, "%.*s (%.*s:%.*s)", (int)fn.n, fn.p,
-                 (int)(file.p + file.n - f), f, (int)ln.n, ln.p);
+        snprintf(buf, sizeof buf, "%.*s (%.*s:%.*s)", (int)fn.n, fn.p, (int)(file.p + file.n - f),
+                 f, (int)ln.n, ln.p);
         int lib = stdlib_wait_frame(file.p, file.n);
         if (!x->waits_in) {
             /* the innermost frame; when it is the standard library's waiting (a lock, a queue,
@@ -1106,7 +1137,10 @@ int dx_job_hit(dx_job_model *jm, size_t i, struct dx_scan *s, int rank, const ch
         dx_str sig;
         int code = (int)cap_ll(s, "code", 1);
         if (dx_scan_capture(s, "sig", &sig) && sig.n) {
-            static const struct { const char *name; int num; } sigs[] = {
+            static const struct {
+                const char *name;
+                int num;
+            } sigs[] = {
                 {"SIGKILL", 9}, {"SIGSEGV", 11}, {"SIGABRT", 6}, {"SIGBUS", 7}, {"SIGTERM", 15}};
             code = -1;
             for (size_t k = 0; k < DX_ARRAY_LEN(sigs); k++)
@@ -1173,8 +1207,8 @@ static double median_of(float *v, size_t n)
 /* Median and median absolute deviation of a rank's recent samples of one kind. */
 static void robust(dx_rank *x, int kind)
 {
-    size_t n = x->nstep[kind] < DX_ARRAY_LEN(x->step[kind]) ? x->nstep[kind]
-                                                             : DX_ARRAY_LEN(x->step[kind]);
+    size_t n =
+        x->nstep[kind] < DX_ARRAY_LEN(x->step[kind]) ? x->nstep[kind] : DX_ARRAY_LEN(x->step[kind]);
     if (n < 5)
         return; /* too few steps to tell a straggler from warm-up noise */
     float v[DX_ARRAY_LEN(x->step[0])];
@@ -1195,9 +1229,10 @@ static void robust(dx_rank *x, int kind)
 static int in_collective(const char *frame)
 {
     static const char *const names[] = {
-        "all_reduce", "all_gather", "broadcast", "barrier", "reduce_scatter", "all_to_all",
-        "_all_gather_base", "_reduce_scatter_base", "send (", "recv (", "gather (",
-        "scatter (", "monitored_barrier"};
+        "all_reduce",       "all_gather", "broadcast",        "barrier",
+        "reduce_scatter",   "all_to_all", "_all_gather_base", "_reduce_scatter_base",
+        "send (",           "recv (",     "gather (",         "scatter (",
+        "monitored_barrier"};
     for (size_t i = 0; i < DX_ARRAY_LEN(names); i++)
         if (strstr(frame, names[i]))
             return 1;
@@ -1234,15 +1269,18 @@ static void find_stack_outlier(dx_job_model *jm)
         failed = jm->by_rank[r] && (jm->by_rank[r]->first_exception || jm->by_rank[r]->timed_out);
     if (dumped >= 2 && noutside == 1 && waiting == dumped - 1) {
         jm->stack_rank = outside;
-        snprintf(jm->stack_why, sizeof jm->stack_why, "every dumped rank waits in a collective "
-                 "except rank %d, in %s", outside, jm->by_rank[outside]->waits_in);
+        snprintf(jm->stack_why, sizeof jm->stack_why,
+                 "every dumped rank waits in a collective "
+                 "except rank %d, in %s",
+                 outside, jm->by_rank[outside]->waits_in);
     } else if (dumped == 1 && noutside == 1 && !failed) {
         /* one rank's stack, taken because the job hung (people dump the rank they suspect):
          * it is not waiting for the others, so it is the one the others wait for */
         jm->stack_rank = outside;
-        snprintf(jm->stack_why, sizeof jm->stack_why, "the one dumped rank, %d, is outside any "
-                 "collective, in %s, and no rank failed or timed out", outside,
-                 jm->by_rank[outside]->waits_in);
+        snprintf(jm->stack_why, sizeof jm->stack_why,
+                 "the one dumped rank, %d, is outside any "
+                 "collective, in %s, and no rank failed or timed out",
+                 outside, jm->by_rank[outside]->waits_in);
         if (jm->stuck_rank < 0) {
             jm->stuck_rank = outside;
             snprintf(jm->stuck_why, sizeof jm->stuck_why, "%.255s", jm->stack_why);
@@ -1301,8 +1339,8 @@ static void find_uneven(dx_job_model *jm)
         if (x) {
             jm->uneven = 1;
             snprintf(jm->uneven_why, sizeof jm->uneven_why,
-                     "rank %d has %lld batches per epoch while the other %zu rank%s %lld",
-                     x->rank, x->nbatches, n, n == 1 ? " has" : "s have", other->nbatches);
+                     "rank %d has %lld batches per epoch while the other %zu rank%s %lld", x->rank,
+                     x->nbatches, n, n == 1 ? " has" : "s have", other->nbatches);
             /* with three or more ranks the odd one out is the rank whose extra (or missing)
              * collectives no peer matches; between two ranks neither is odder than the other */
             if (n >= 2)
@@ -1322,8 +1360,9 @@ static void find_uneven(dx_job_model *jm)
             jm->uneven = 1;
             snprintf(jm->uneven_why, sizeof jm->uneven_why,
                      "rank %d finished all %lld steps of its loop while rank %d, with %lld steps "
-                     "to run, was at step %lld and %s", done->rank, done->prog_m, w->rank,
-                     w->prog_m, w->prog_n, w->timed_out ? "timed out waiting" : "failed");
+                     "to run, was at step %lld and %s",
+                     done->rank, done->prog_m, w->rank, w->prog_m, w->prog_n,
+                     w->timed_out ? "timed out waiting" : "failed");
             return;
         }
     }
@@ -1370,7 +1409,8 @@ static void find_stuck(dx_job_model *jm)
             (void)dx_job_rank(jm, gap); /* listed among the ranks, as silent */
             snprintf(jm->stuck_why, sizeof jm->stuck_why,
                      "%zu ranks timed out or failed; rank %d, between them, printed nothing and "
-                     "did not fail", timed + failed, gap);
+                     "did not fail",
+                     timed + failed, gap);
         }
         return;
     }
@@ -1381,12 +1421,13 @@ static void find_stuck(dx_job_model *jm)
     if (q->has_prog)
         snprintf(jm->stuck_why, sizeof jm->stuck_why,
                  "%zu rank%s timed out waiting in a collective; rank %d printed no timeout and no "
-                 "error, and its last progress was step %lld of %lld", timed, timed == 1 ? "" : "s",
-                 q->rank, q->prog_n, q->prog_m);
+                 "error, and its last progress was step %lld of %lld",
+                 timed, timed == 1 ? "" : "s", q->rank, q->prog_n, q->prog_m);
     else
         snprintf(jm->stuck_why, sizeof jm->stuck_why,
                  "%zu rank%s timed out waiting in a collective; rank %d printed no timeout and no "
-                 "error", timed, timed == 1 ? "" : "s", q->rank);
+                 "error",
+                 timed, timed == 1 ? "" : "s", q->rank);
 }
 
 static int eval_name(const char *fn)
@@ -1423,9 +1464,8 @@ static void find_coll_mismatch(dx_job_model *jm)
     }
     jm->coll_rank = x->rank;
     jm->eval_coll = x->coll_caller && eval_name(x->coll_caller);
-    snprintf(jm->coll_why, sizeof jm->coll_why,
-             "rank %d is in %s (called from %s) while %s in %s", x->rank, x->coll,
-             x->coll_caller ? x->coll_caller : "?",
+    snprintf(jm->coll_why, sizeof jm->coll_why, "rank %d is in %s (called from %s) while %s in %s",
+             x->rank, x->coll, x->coll_caller ? x->coll_caller : "?",
              n == 1 ? "the other rank is" : "every other rank is", other->coll);
 }
 
@@ -1477,8 +1517,8 @@ void dx_job_finish(dx_job_model *jm)
                     else
                         snprintf(jm->straggler_why, sizeof jm->straggler_why,
                                  "rank %d's median step takes %.3f s (MAD %.3f) against %.3f s "
-                                 "on the fastest rank: %.0f%% of its speed", x->rank,
-                                 x->step_median[0], x->step_mad[0], fastest[0],
+                                 "on the fastest rank: %.0f%% of its speed",
+                                 x->rank, x->step_median[0], x->step_mad[0], fastest[0],
                                  100 * x->rel_speed);
                 }
             }
@@ -1523,7 +1563,8 @@ void dx_job_finish(dx_job_model *jm)
             dx_time_format(&tk, t, sizeof t);
             snprintf(jm->busy_why, sizeof jm->busy_why,
                      "the collective rank %d timed out in started at about %s, when rank %d%s "
-                     "logged the start of long work (saving, evaluation)", jm->wait[w].rank, t, r,
+                     "logged the start of long work (saving, evaluation)",
+                     jm->wait[w].rank, t, r,
                      jm->work[k].rank >= 0 ? "" : " (no rank prefix: rank 0 logs)");
             break;
         }
@@ -1537,8 +1578,7 @@ void dx_job_finish(dx_job_model *jm)
             if (!x)
                 continue;
             timed += x->timed_out;
-            failed += (int)x->rank != jm->after_done_rank &&
-                      (x->first_error || x->first_exception);
+            failed += (int)x->rank != jm->after_done_rank && (x->first_error || x->first_exception);
         }
         if (timed != 1 || failed)
             jm->after_done_rank = -1;
@@ -1559,8 +1599,7 @@ void dx_job_finish(dx_job_model *jm)
                      "an unprefixed progress bar (trainers draw bars on rank 0) ran to %s and "
                      "closed just before %zu other rank%s timed out in a collective, and rank 0 "
                      "reported no timeout: it was busy alone while they waited",
-                     jm->bar0_before, others,
-                     others == 1 ? "" : "s");
+                     jm->bar0_before, others, others == 1 ? "" : "s");
         }
     }
     /* Megatron's straggler detector, when step times gave no straggler: the rank named slowest
@@ -1575,8 +1614,8 @@ void dx_job_finish(dx_job_model *jm)
         x->rel_speed = x->meg_ratio;
         snprintf(jm->straggler_why, sizeof jm->straggler_why,
                  "Megatron's straggler detector names rank %d the slowest in %d of its %d reports, "
-                 "at %.0f%% of the best rank or less", x->rank, x->meg_votes, jm->meg_reports,
-                 100 * x->meg_ratio);
+                 "at %.0f%% of the best rank or less",
+                 x->rank, x->meg_votes, jm->meg_reports, 100 * x->meg_ratio);
     }
     if (jm->straggler >= 0 && jm->by_rank[jm->straggler]->host[0]) {
         size_t n = strlen(jm->straggler_why);

@@ -25,120 +25,140 @@ typedef struct dx_rank {
     char timeout_op[24];      /* its OpType */
     long long last_completed; /* "last completed NCCL work", -1 unknown */
     long long last_enqueued;  /* "last enqueued NCCL work" on the same line, -1 unknown */
-    int dump_first;           /* "First PG on this rank to signal dumping" / "... from this local
-                                 rank": its own watchdog fired */
-    int dump_observed;        /* "Observed flight recorder dump signal from another rank" */
+    /* "First PG on this rank to signal dumping" / "... from this local rank": its own watchdog
+       fired */
+    int dump_first;
+    int dump_observed; /* "Observed flight recorder dump signal from another rank" */
     int has_last_completed;
-    char *first_error;        /* the first root line of any reference on this rank */
-    char *first_exception;    /* the first Python exception line printed by this rank */
+    char *first_error;     /* the first root line of any reference on this rank */
+    char *first_exception; /* the first Python exception line printed by this rank */
     uint64_t first_exception_seq;
     /* per-step durations in seconds, the most recent DX_STEP_KEEP of each kind */
-    float step[2][64];        /* [0] whole step, [1] time waiting for data */
-    uint32_t nstep[2];        /* samples seen (the ring holds the last 64) */
-    double step_median[2];    /* computed by dx_job_finish; 0 when too few samples */
+    float step[2][64];     /* [0] whole step, [1] time waiting for data */
+    uint32_t nstep[2];     /* samples seen (the ring holds the last 64) */
+    double step_median[2]; /* computed by dx_job_finish; 0 when too few samples */
     double step_mad[2];
-    double rel_speed;         /* fastest rank's median step / this rank's (1 = fastest) */
-    char *waits_in;           /* innermost frame of the main thread in a py-spy or faulthandler
-                                 dump: "all_reduce (torch/distributed/distributed_c10d.py:2050)" */
-    int stack_pending;        /* frames still to read of the main thread's stack: the innermost,
-                                 then callers until one outside the standard library's waits */
+    double rel_speed; /* fastest rank's median step / this rank's (1 = fastest) */
+    /* innermost frame of the main thread in a py-spy or faulthandler dump: "all_reduce
+       (torch/distributed/distributed_c10d.py:2050)" */
+    char *waits_in;
+    /* frames still to read of the main thread's stack: the innermost, then callers until one
+       outside the standard library's waits */
+    int stack_pending;
     long long prog_n, prog_m; /* the last "step N/M" progress it printed */
     int has_prog;
-    long long nbatches;       /* "Rank 2, Number of batches 8": its batches per epoch, -1 unknown */
-    char tb_caller[64];       /* the innermost frame outside torch of the traceback being read */
-    char *coll;               /* the collective its first traceback through distributed_c10d
-                                 waits in ("all_reduce"), and the frame that called it */
+    long long nbatches; /* "Rank 2, Number of batches 8": its batches per epoch, -1 unknown */
+    char tb_caller[64]; /* the innermost frame outside torch of the traceback being read */
+    /* the collective its first traceback through distributed_c10d waits in ("all_reduce"), and
+       the frame that called it */
+    char *coll;
     char *coll_caller;
-    char fp_op[24];
-    char host[64];            /* from NCCL's Init COMPLETE line or torchelastic's table */
-    int cuda_dev;             /* -1 unknown */
-    long long pid;            /* its process id (NCCL's host:pid:tid prefix, torchelastic's
-                                 table), -1 unknown */
-    int in_table;             /* listed as failed in torchelastic's ChildFailedError table */
+    char fp_op[24]; /* its operation in "Detected mismatch between collectives" lines */
+    char host[64];  /* from NCCL's Init COMPLETE line or torchelastic's table */
+    int cuda_dev;   /* -1 unknown */
+    /* its process id (NCCL's host:pid:tid prefix, torchelastic's table), -1 unknown */
+    long long pid;
+    int in_table; /* listed as failed in torchelastic's ChildFailedError table */
     char bus_id[20];
-    long long prog_step;      /* (unused) */           /* its operation in "Detected mismatch between collectives" lines */
-    struct { long long oc, count; int dt; char op[16]; } coll_sig[8]; /* NCCL COLL INFO lines:
-                                 the first opCounts this rank issued */
+    /* NCCL COLL INFO lines: the first opCounts this rank issued */
+    struct {
+        long long oc, count;
+        int dt;
+        char op[16];
+    } coll_sig[8];
     int ncoll_sig;
-    int meg_votes;            /* Megatron straggler-detector reports naming it the slowest */
-    double meg_ratio;         /* its speed relative to the best in those reports (median-free:
-                                 the largest ratio seen, the most favourable to it) */
-    int slow;                 /* flagged as a straggler */
-    int stopped;              /* its output stopped long before the other ranks' */
+    int meg_votes; /* Megatron straggler-detector reports naming it the slowest */
+    /* its speed relative to the best in those reports (median-free: the largest ratio seen, the
+       most favourable to it) */
+    double meg_ratio;
+    int slow;    /* flagged as a straggler */
+    int stopped; /* its output stopped long before the other ranks' */
 } dx_rank;
 
 typedef struct dx_job_model {
-    dx_rank **by_rank;        /* dense: by_rank[r] for r < nby */
+    dx_rank **by_rank; /* dense: by_rank[r] for r < nby */
     size_t nby;
     size_t nranks;
-    int rc_lines_left;        /* lines still inside a "Root Cause" block */
-    int rc_rank;              /* torchelastic's root-cause rank, -1 none */
+    int rc_lines_left; /* lines still inside a "Root Cause" block */
+    int rc_rank;       /* torchelastic's root-cause rank, -1 none */
     int rc_exitcode;
     int rc_has_exitcode;
-    char *rc_where;           /* "path:line" of its rank line */
-    int table_rank;           /* the rank of the table entry being read, -1 none */
-    int killed_rank;          /* a table entry killed by SIGKILL (exit code -9), -1 none */
-    int agent_rank;           /* the local rank torchelastic's agent saw fail ("failed (exitcode:
-                                 -9) local_rank: 3"), when it is the only one, else -1 */
+    char *rc_where;  /* "path:line" of its rank line */
+    int table_rank;  /* the rank of the table entry being read, -1 none */
+    int killed_rank; /* a table entry killed by SIGKILL (exit code -9), -1 none */
+    /* the local rank torchelastic's agent saw fail ("failed (exitcode: -9) local_rank: 3"),
+       when it is the only one, else -1 */
+    int agent_rank;
     int agent_code;
-    int nagent;               /* distinct local ranks the agent reported failed */
-    int spawn_seen;           /* the failure came from torch.multiprocessing.spawn */
-    int closing;              /* the agent's "Sending process N closing signal" lines */
-    int unranked_exc;         /* exception lines not attributed to any rank */
-    char table_host[64];      /* the "host :" line of the table entry being read */
-    int nccl_nranks;          /* the largest communicator seen in Init COMPLETE lines */
-    int restarts;             /* torchelastic "will restart worker group" lines */
+    int nagent;          /* distinct local ranks the agent reported failed */
+    int spawn_seen;      /* the failure came from torch.multiprocessing.spawn */
+    int closing;         /* the agent's "Sending process N closing signal" lines */
+    int unranked_exc;    /* exception lines not attributed to any rank */
+    char table_host[64]; /* the "host :" line of the table entry being read */
+    int nccl_nranks;     /* the largest communicator seen in Init COMPLETE lines */
+    int restarts;        /* torchelastic "will restart worker group" lines */
     int max_restarts;
-    int line_has_time;        /* the time of the line being read (set by the reader) */
+    int line_has_time; /* the time of the line being read (set by the reader) */
     dx_time line_time;
-    int year;                 /* the job's year, for times that carry none (set before finish) */
-    struct { dx_time t; int rank; } work[16]; /* timed lines saying a rank starts long work */
+    int year; /* the job's year, for times that carry none (set before finish) */
+    struct {
+        dx_time t;
+        int rank;
+    } work[16]; /* timed lines saying a rank starts long work */
     int nwork;
-    struct { dx_time t; int rank; long long ran_ms; } wait[16]; /* timed watchdog timeouts */
+    struct {
+        dx_time t;
+        int rank;
+        long long ran_ms;
+    } wait[16]; /* timed watchdog timeouts */
     int nwait;
     char busy_why[300];
-    int busy_rank;            /* the rank whose progress bar a collective error cut off (rank 0
-                                 when the bar carries no rank: trainers draw bars on rank 0) */
-    int dump_from;            /* "Received a dump signal ... from rank K": K, -1 none */
-    int srun_rank;            /* the one srun task that exited with an error, -1 none */
+    /* the rank whose progress bar a collective error cut off (rank 0 when the bar carries no
+       rank: trainers draw bars on rank 0) */
+    int busy_rank;
+    int dump_from; /* "Received a dump signal ... from rank K": K, -1 none */
+    int srun_rank; /* the one srun task that exited with an error, -1 none */
     int srun_code;
     int nsrun;
-    int desync_rank;          /* the rank alone in a different collective at one SeqNum, -1 */
-    char desync_why[256];     /* "" when no desync was seen */
-    int stopped_rank;         /* a rank whose output stops long before the others', -1 none */
+    int desync_rank;      /* the rank alone in a different collective at one SeqNum, -1 */
+    char desync_why[256]; /* "" when no desync was seen */
+    int stopped_rank;     /* a rank whose output stops long before the others', -1 none */
     char stopped_why[200];
-    int stack_rank;           /* a rank whose stack is outside any collective while the other
-                                 dumped ranks wait in one, -1 none */
+    /* a rank whose stack is outside any collective while the other dumped ranks wait in one, -1
+       none */
+    int stack_rank;
     char stack_why[300];
-    int hdr_rank;             /* the rank a stack dump's heading names ("The stack for rank0:") */
-    int hdr_left;             /* lines left in which that heading applies */
-    int stack_cur;            /* the rank of the stack dump being read, -1 none */
-    int uneven;               /* a rank finished its loop while a peer with more steps waited */
+    int hdr_rank;  /* the rank a stack dump's heading names ("The stack for rank0:") */
+    int hdr_left;  /* lines left in which that heading applies */
+    int stack_cur; /* the rank of the stack dump being read, -1 none */
+    int uneven;    /* a rank finished its loop while a peer with more steps waited */
     char uneven_why[256];
-    int uneven_rank;          /* the one rank whose data size differs from all (>= 2) others */
-    int stuck_rank;           /* the one rank that neither finished, failed nor timed out while
-                                 the others timed out waiting, -1 none */
+    int uneven_rank; /* the one rank whose data size differs from all (>= 2) others */
+    /* the one rank that neither finished, failed nor timed out while the others timed out
+       waiting, -1 none */
+    int stuck_rank;
     char stuck_why[256];
-    size_t stuck_timed;       /* ranks that timed out, when the stuck rank was seen in the logs */
-    char hang_why[200];       /* stack dumps show ranks waiting in collectives and no rank
-                                 failed: a hang ("" when not) */
-    int coll_rank;            /* the rank alone in a different collective in the tracebacks */
-    int eval_coll;            /* ... called from an evaluation function */
+    size_t stuck_timed; /* ranks that timed out, when the stuck rank was seen in the logs */
+    /* stack dumps show ranks waiting in collectives and no rank failed: a hang ("" when not) */
+    char hang_why[200];
+    int coll_rank; /* the rank alone in a different collective in the tracebacks */
+    int eval_coll; /* ... called from an evaluation function */
     char coll_why[300];
-    int meg_reports;          /* Megatron straggler-detector report lines */
-    char coll_host[64];       /* the host of NCCL COLL lines, "" until one is seen */
-    int coll_multi_host;      /* COLL lines came from more than one host */
-    int straggler;            /* the slowest flagged rank, -1 none */
-    int straggler_kind;       /* 0 step time, 1 data wait */
+    int meg_reports;     /* Megatron straggler-detector report lines */
+    char coll_host[64];  /* the host of NCCL COLL lines, "" until one is seen */
+    int coll_multi_host; /* COLL lines came from more than one host */
+    int straggler;       /* the slowest flagged rank, -1 none */
+    int straggler_kind;  /* 0 step time, 1 data wait */
     char straggler_why[256];
     int steps_from_fr;        /* the step samples are flight-recorder work intervals */
     char done_what[64];       /* what showed a loop's end ("a progress bar at 9/9"), "" none */
     char after_done_why[200]; /* a watchdog timeout printed after that, "" none */
     int after_done_rank;      /* its rank, when it is the only rank that timed out or failed */
     int nwatchdog;            /* watchdog timeout lines read so far */
-    char bar0_before[48];     /* the last unprefixed progress bar ("5853/6019") read before the
-                                 first watchdog timeout, "" none */
-    int bar0_closed;          /* ... and that bar's loop ended (n = total, or the bar blanked) */
+    /* the last unprefixed progress bar ("5853/6019") read before the first watchdog timeout, ""
+       none */
+    char bar0_before[48];
+    int bar0_closed; /* ... and that bar's loop ended (n = total, or the bar blanked) */
 } dx_job_model;
 
 #define DX_JOB_MAX_RANK 65536
@@ -163,8 +183,7 @@ DX_HIDDEN void dx_job_finish(dx_job_model *jm);
 DX_HIDDEN size_t dx_job_extractor_count(void);
 DX_HIDDEN const dx_signal *dx_job_extractor_signal(size_t i);
 /* A confirmed hit of job extractor i on a line attributed to rank (may be -1). */
-DX_HIDDEN int dx_job_hit(dx_job_model *jm, size_t i, struct dx_scan *s, int rank,
-                         const char *path, uint64_t line, const char *text, size_t len,
-                         uint64_t seq);
+DX_HIDDEN int dx_job_hit(dx_job_model *jm, size_t i, struct dx_scan *s, int rank, const char *path,
+                         uint64_t line, const char *text, size_t len, uint64_t seq);
 
 #endif

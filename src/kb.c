@@ -161,11 +161,11 @@ static int valid_id(const char *s)
 
 static int is_url(const char *s) { return !strncmp(s, "https://", 8) || !strncmp(s, "http://", 7); }
 
-#define PROBLEM(...)                                                                            \
-    do {                                                                                        \
-        dx_buf_addf(problems, __VA_ARGS__);                                                     \
-        dx_buf_addc(problems, '\n');                                                            \
-        bad = 1;                                                                                \
+#define PROBLEM(...)                                                                               \
+    do {                                                                                           \
+        dx_buf_addf(problems, __VA_ARGS__);                                                        \
+        dx_buf_addc(problems, '\n');                                                               \
+        bad = 1;                                                                                   \
     } while (0)
 
 static int validate_one(const dx_ref *r, const dx_ref *const *all, size_t nall, const char *dir,
@@ -199,7 +199,8 @@ static int validate_one(const dx_ref *r, const dx_ref *const *all, size_t nall, 
         /* the watchdog prints its timeout on the ranks that waited: never the failure itself */
         if (s->role == DX_ROLE_ROOT && strstr(s->pattern, "Watchdog caught collective operation"))
             PROBLEM("%s: signal '%s': a watchdog timeout line is printed by the ranks that "
-                    "waited; give it role symptom", f, s->id);
+                    "waited; give it role symptom",
+                    f, s->id);
         if ((s->role == DX_ROLE_NOISE) != noise)
             PROBLEM("%s: signal '%s': role noise goes with kind noise, and only there", f, s->id);
         if (dx_pattern_check(s->pattern, s->caseless, msg, sizeof msg))

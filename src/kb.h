@@ -18,25 +18,20 @@ typedef enum dx_role {
     DX_ROLE_NOISE
 } dx_role;
 
-typedef enum dx_op {
-    DX_OP_EQUALS = 0,
-    DX_OP_RANGE,
-    DX_OP_MATCHES,
-    DX_OP_EXISTS
-} dx_op;
+typedef enum dx_op { DX_OP_EQUALS = 0, DX_OP_RANGE, DX_OP_MATCHES, DX_OP_EXISTS } dx_op;
 
 typedef struct dx_cond {
-    const char *fact;   /* NULL: no machine condition (a check done by hand) */
-    int op;             /* dx_op */
-    const char *value;  /* scalar as text: "false", "3", "cpu", ">=0.14,<0.15", a regex */
+    const char *fact;  /* NULL: no machine condition (a check done by hand) */
+    int op;            /* dx_op */
+    const char *value; /* scalar as text: "false", "3", "cpu", ">=0.14,<0.15", a regex */
     double weight;
-    const char *says;   /* may be NULL */
-    int raise_only;     /* context: adds its weight when it holds, nothing when it fails */
+    const char *says; /* may be NULL */
+    int raise_only;   /* context: adds its weight when it holds, nothing when it fails */
 } dx_cond;
 
 typedef struct dx_signal {
     const char *id;
-    int role;           /* dx_role */
+    int role; /* dx_role */
     double weight;
     const char *pattern;
     const char *source; /* may be NULL */
@@ -64,7 +59,7 @@ typedef struct dx_neighbour {
 } dx_neighbour;
 
 typedef struct dx_example {
-    const char *path;   /* relative to the references folder */
+    const char *path; /* relative to the references folder */
     const char *source;
     int constructed;
 } dx_example;
@@ -95,10 +90,10 @@ typedef struct dx_ref {
     size_t nexamples;
     const char *const *fix; /* the numbered items under "## Fix" */
     size_t nfix;
-    const char *body;       /* the Markdown body */
-    int culprit_other;      /* "culprit: other-rank" (1): the ranks printing these lines are
-                               victims; the culprit is another rank. "rank-zero" (2): victims
-                               too, and the cause itself is rank 0 working alone */
+    const char *body; /* the Markdown body */
+    /* "culprit: other-rank" (1): the ranks printing these lines are victims; the culprit is
+       another rank. "rank-zero" (2): victims too, and the cause itself is rank 0 working alone */
+    int culprit_other;
 } dx_ref;
 
 /* ---- the built-in data (kb_data.c, generated) ---- */
@@ -145,20 +140,20 @@ DX_HIDDEN const char *dx_op_name(int op);
 /* ---- the opened knowledge base (kb.c) ---- */
 struct dx_matcher;
 struct ddx_kb {
-    const dx_ref **refs;   /* built-in then user references (a user id replaces a built-in) */
+    const dx_ref **refs; /* built-in then user references (a user id replaces a built-in) */
     size_t nrefs;
-    dx_reflist user;       /* owns the user references */
-    const dx_signal **sigs; /* every signal: the references' in order, then fact and job
-                               extractors */
+    dx_reflist user; /* owns the user references */
+    /* every signal: the references' in order, then fact and job extractors */
+    const dx_signal **sigs;
     size_t nsig;
-    uint32_t *sig_ref;     /* [nsig] reference index, or DX_SIG_FACT / DX_SIG_JOB */
-    uint32_t *sig_idx;     /* [nsig] signal index within its reference, or extractor index */
+    uint32_t *sig_ref; /* [nsig] reference index, or DX_SIG_FACT / DX_SIG_JOB */
+    uint32_t *sig_idx; /* [nsig] signal index within its reference, or extractor index */
     struct dx_matcher *m;
-    const char *dir;       /* folder the references came from when not built in (examples) */
+    const char *dir; /* folder the references came from when not built in (examples) */
 };
 
-#define DX_SIG_FACT UINT32_MAX        /* sig_ref of a fact extractor (facts.c) */
-#define DX_SIG_JOB (UINT32_MAX - 1)   /* sig_ref of a job extractor (job.c) */
+#define DX_SIG_FACT UINT32_MAX      /* sig_ref of a fact extractor (facts.c) */
+#define DX_SIG_JOB (UINT32_MAX - 1) /* sig_ref of a job extractor (job.c) */
 #define DX_SIG_IS_REF(x) ((x) < DX_SIG_JOB)
 
 /* Fills kb->refs with the built-in references (when with_builtin) and kb->user's, a user
@@ -166,7 +161,6 @@ struct ddx_kb {
 DX_HIDDEN int dx_kb_merge(ddx_kb *kb, int with_builtin, ddx_error *err);
 
 /* Builds an opened knowledge base over refs (borrowed; kb->user may own them). */
-DX_HIDDEN int dx_kb_build(ddx_kb *kb, const unsigned char *hsdb, size_t hsdb_len,
-                          ddx_error *err);
+DX_HIDDEN int dx_kb_build(ddx_kb *kb, const unsigned char *hsdb, size_t hsdb_len, ddx_error *err);
 
 #endif

@@ -101,7 +101,10 @@ typedef struct parse_ctx {
     ddx_error *err;
 } parse_ctx;
 
-static int node_line(parse_ctx *c, yaml_node_t *n) { return c->line_base + (int)n->start_mark.line; }
+static int node_line(parse_ctx *c, yaml_node_t *n)
+{
+    return c->line_base + (int)n->start_mark.line;
+}
 
 static int fail_at(parse_ctx *c, yaml_node_t *n, const char *what, const char *key)
 {
@@ -203,11 +206,11 @@ static int get_seq(parse_ctx *c, yaml_node_t *n, const char *key, size_t elem, i
     return DDX_OK;
 }
 
-#define FOR_EACH_PAIR(c, map, k, v)                                                             \
-    for (yaml_node_pair_t *p_ = (map)->data.mapping.pairs.start;                                 \
-         p_ < (map)->data.mapping.pairs.top; p_++)                                               \
-        for (yaml_node_t *k = yaml_document_get_node((c)->doc, p_->key),                         \
-                         *v = yaml_document_get_node((c)->doc, p_->value);                       \
+#define FOR_EACH_PAIR(c, map, k, v)                                                                \
+    for (yaml_node_pair_t *p_ = (map)->data.mapping.pairs.start;                                   \
+         p_ < (map)->data.mapping.pairs.top; p_++)                                                 \
+        for (yaml_node_t *k = yaml_document_get_node((c)->doc, p_->key),                           \
+                         *v = yaml_document_get_node((c)->doc, p_->value);                         \
              k; k = NULL)
 
 /* A condition's operator key (equals/range/matches/exists) and its value. */
@@ -331,8 +334,8 @@ static int parse_check(parse_ctx *c, yaml_node_t *m, void *dst)
     if (!d->says)
         return fail_at(c, m, "check without", "says");
     if (d->cond.fact && !seen)
-        return fail_at(c, m, "check with a fact needs expect, range, matches or exists:",
-                       d->cond.fact);
+        return fail_at(c, m,
+                       "check with a fact needs expect, range, matches or exists:", d->cond.fact);
     if (!d->cond.fact && seen)
         return fail_at(c, m, "check with an expectation but no fact:", d->says);
     return DDX_OK;
@@ -437,7 +440,7 @@ static int parse_fix(dx_arena *a, const char *body, dx_ref *r)
         return DDX_OK;
     const char *items[32];
     size_t lens[32], n = 0;
-    for (const char *line = s + 1; *line; ) {
+    for (const char *line = s + 1; *line;) {
         const char *eol = strchr(line, '\n');
         size_t len = eol ? (size_t)(eol - line) : strlen(line);
         if (len >= 3 && line[0] == '#' && line[1] == '#')
@@ -497,11 +500,13 @@ int dx_kb_parse(dx_arena *a, const char *relpath, const char *text, size_t len, 
     memset(r, 0, sizeof *r);
     r->prior = NAN;
     if (len < 4 || strncmp(text, "---", 3) != 0 || (text[3] != '\n' && text[3] != '\r'))
-        return dx_err(err, DDX_EFORMAT, "%s:1: a reference starts with a '---' line and YAML front "
-                      "matter (see docs/reference-format.md)", relpath);
+        return dx_err(err, DDX_EFORMAT,
+                      "%s:1: a reference starts with a '---' line and YAML front "
+                      "matter (see docs/reference-format.md)",
+                      relpath);
     const char *fm = text + 4;
     const char *end = NULL;
-    for (const char *p = fm; p < text + len; ) {
+    for (const char *p = fm; p < text + len;) {
         const char *eol = memchr(p, '\n', (size_t)(text + len - p));
         size_t l = eol ? (size_t)(eol - p) : (size_t)(text + len - p);
         if (l >= 3 && strncmp(p, "---", 3) == 0 && (l == 3 || p[3] == '\r')) {
@@ -575,8 +580,8 @@ int dx_kb_parse(dx_arena *a, const char *relpath, const char *text, size_t len, 
             rc = get_seq(&c, v, key, sizeof(dx_variant), parse_variant, (void **)&r->variants,
                          &r->nvariants);
         else if (!strcmp(key, "neighbours"))
-            rc = get_seq(&c, v, key, sizeof(dx_neighbour), parse_neighbour,
-                         (void **)&r->neighbours, &r->nneighbours);
+            rc = get_seq(&c, v, key, sizeof(dx_neighbour), parse_neighbour, (void **)&r->neighbours,
+                         &r->nneighbours);
         else if (!strcmp(key, "culprit")) {
             const char *cv = scalar(v);
             if (cv && !strcmp(cv, "other-rank"))
@@ -698,8 +703,10 @@ int dx_kb_load_dir(const char *dir, dx_reflist *out, dx_buf *problems, ddx_error
     size_t ncats = 0;
     int bad = 0;
     if (!is_dir(dir))
-        return dx_err(err, DDX_EIO, "%s: not a folder of references (expected "
-                      "<category>/<id>.md files)", dir);
+        return dx_err(err, DDX_EIO,
+                      "%s: not a folder of references (expected "
+                      "<category>/<id>.md files)",
+                      dir);
     if (!out->arena && !(out->arena = dx_arena_new()))
         return dx_err(err, DDX_ENOMEM, "out of memory");
     if (list_dir(dir, &cats, &ncats) != DDX_OK)

@@ -55,10 +55,11 @@ static int pf_member(void *ud, const dx_member *m, dx_reader *r)
                 for (size_t k = first; k < ncands && cp[k].line == off && !found; k++)
                     found = cp[k].sig == s;
                 if (!found) {
-                    dx_buf_addf(st->problems, "%s: %s:%llu: signal '%s' matches with PCRE2 but "
+                    dx_buf_addf(st->problems,
+                                "%s: %s:%llu: signal '%s' matches with PCRE2 but "
                                 "Vectorscan proposed no candidate (a Vectorscan fault; rewrite a "
-                                "pattern of this database)\n", st->file, m->path,
-                                (unsigned long long)lineno, st->kb->sigs[s]->id);
+                                "pattern of this database)\n",
+                                st->file, m->path, (unsigned long long)lineno, st->kb->sigs[s]->id);
                     st->bad = 1;
                 }
             }
@@ -152,8 +153,7 @@ static int check_examples(const ddx_kb *kb, const char *dir, int only_user, dx_b
                             rep->nf ? rep->f[0].confidence : 0.0, r->id);
                 for (size_t j = 0; j < rep->nf; j++)
                     if (rep->f[j].ref == r)
-                        dx_buf_addf(problems, " (it is #%zu at %.2f)", j + 1,
-                                    rep->f[j].confidence);
+                        dx_buf_addf(problems, " (it is #%zu at %.2f)", j + 1, rep->f[j].confidence);
                 dx_buf_addc(problems, '\n');
                 bad = 1;
             }

@@ -15,11 +15,11 @@
 
 struct dx_matcher {
     hs_database_t *db;
-    int db_borrowed;        /* db points into the binary's built-in image: never freed */
+    int db_borrowed; /* db points into the binary's built-in image: never freed */
     size_t nsig;
     const dx_signal *const *sigs; /* [nsig], borrowed */
-    pcre2_code **re;        /* [nsig], compiled on first use; NULL until then */
-    unsigned char *re_bad;  /* [nsig] 1 when PCRE2 rejected the pattern */
+    pcre2_code **re;              /* [nsig], compiled on first use; NULL until then */
+    unsigned char *re_bad;        /* [nsig] 1 when PCRE2 rejected the pattern */
 };
 
 struct dx_scan {
@@ -27,11 +27,11 @@ struct dx_scan {
     hs_scratch_t *scratch;
     pcre2_match_data *md;
     pcre2_match_context *mctx;
-    uint32_t last_sig_ok;   /* the signal of the last confirmed match */
+    uint32_t last_sig_ok; /* the signal of the last confirmed match */
     const char *last_line;
     dx_cand *cands;
     size_t ncands, capcands;
-    size_t *line_end;       /* [nsig] end of the last line a signal was recorded on, +1 */
+    size_t *line_end; /* [nsig] end of the last line a signal was recorded on, +1 */
     const char *data;
     size_t len;
     int oom;
@@ -329,8 +329,8 @@ static int cmp_cand(const void *a, const void *b)
     return x->sig < y->sig ? -1 : x->sig > y->sig;
 }
 
-int dx_scan_chunk(dx_scan *s, const char *data, size_t len, const dx_cand **cands,
-                  size_t *ncands, ddx_error *err)
+int dx_scan_chunk(dx_scan *s, const char *data, size_t len, const dx_cand **cands, size_t *ncands,
+                  ddx_error *err)
 {
     s->ncands = 0;
     *cands = s->cands;

@@ -33,8 +33,8 @@ DX_HIDDEN char *dx_hs_pattern(const char *pattern);
 DX_HIDDEN int dx_pattern_check(const char *pattern, int caseless, char *msg, size_t cap);
 
 typedef struct dx_cand {
-    size_t line;  /* offset of the start of the candidate line in the chunk */
-    size_t end;   /* offset of its '\n' (or the chunk's end) */
+    size_t line; /* offset of the start of the candidate line in the chunk */
+    size_t end;  /* offset of its '\n' (or the chunk's end) */
     uint32_t sig;
 } dx_cand;
 

@@ -86,8 +86,9 @@ static json_t *jstrings(const char *const *v, size_t n)
 
 static const char *check_status(int s)
 {
-    return s == DX_CHECK_CONFIRMED ? "confirmed"
-           : s == DX_CHECK_CONTRADICTED ? "contradicted" : "not_visible";
+    return s == DX_CHECK_CONFIRMED      ? "confirmed"
+           : s == DX_CHECK_CONTRADICTED ? "contradicted"
+                                        : "not_visible";
 }
 
 static json_t *jfinding(const ddx_report *rep, const dx_finding *f)
@@ -212,13 +213,14 @@ int ddx_report_write_json(const ddx_report *rep, FILE *out, ddx_error *err)
         json_object_set_new(o, "rank", json_integer(x->rank));
         json_object_set_new(o, "state", json_string(rank_state(rep, x)));
         json_object_set_new(o, "host", x->host[0] ? json_string(x->host) : json_null());
-        json_object_set_new(o, "cuda_dev", x->cuda_dev >= 0 ? json_integer(x->cuda_dev)
-                                                            : json_null());
+        json_object_set_new(o, "cuda_dev",
+                            x->cuda_dev >= 0 ? json_integer(x->cuda_dev) : json_null());
         json_object_set_new(o, "bus_id", x->bus_id[0] ? json_string(x->bus_id) : json_null());
         json_object_set_new(o, "pid", x->pid >= 0 ? json_integer(x->pid) : json_null());
-        json_object_set_new(o, "progress", x->has_prog ? json_pack("[I,I]", (json_int_t)x->prog_n,
-                                                                    (json_int_t)x->prog_m)
-                                                       : json_null());
+        json_object_set_new(o, "progress",
+                            x->has_prog
+                                ? json_pack("[I,I]", (json_int_t)x->prog_n, (json_int_t)x->prog_m)
+                                : json_null());
         json_object_set_new(o, "lines", json_integer((json_int_t)x->lines));
         if (x->has_time) {
             dx_time_format(&x->last_time, buf, sizeof buf);
@@ -229,17 +231,16 @@ int ddx_report_write_json(const ddx_report *rep, FILE *out, ddx_error *err)
         json_object_set_new(o, "waits_in", jstr(x->waits_in));
         json_object_set_new(o, "timeout_seq",
                             x->timeout_seq >= 0 ? json_integer(x->timeout_seq) : json_null());
-        json_object_set_new(o, "timeout_op", x->timeout_op[0] ? json_string(x->timeout_op)
-                                                               : json_null());
-        json_object_set_new(o, "step_median_s", x->step_median[0] > 0
-                                                    ? json_real(round3(x->step_median[0]))
-                                                    : json_null());
+        json_object_set_new(o, "timeout_op",
+                            x->timeout_op[0] ? json_string(x->timeout_op) : json_null());
+        json_object_set_new(o, "step_median_s",
+                            x->step_median[0] > 0 ? json_real(round3(x->step_median[0]))
+                                                  : json_null());
         json_object_set_new(o, "relative_speed",
                             x->step_median[0] > 0 || x->slow ? json_real(round3(x->rel_speed))
-                                                              : json_null());
-        json_object_set_new(o, "last_completed", x->has_last_completed
-                                                     ? json_integer(x->last_completed)
-                                                     : json_null());
+                                                             : json_null());
+        json_object_set_new(o, "last_completed",
+                            x->has_last_completed ? json_integer(x->last_completed) : json_null());
         json_array_append_new(ranks, o);
         k++;
     }
@@ -316,8 +317,8 @@ typedef struct style {
 static style make_style(int color)
 {
     if (color)
-        return (style){"\033[1m", "\033[2m", "\033[31m", "\033[33m", "\033[32m", "\033[36m",
-                       "\033[0m"};
+        return (style){"\033[1m",  "\033[2m",  "\033[31m", "\033[33m",
+                       "\033[32m", "\033[36m", "\033[0m"};
     return (style){"", "", "", "", "", "", ""};
 }
 
@@ -387,17 +388,18 @@ static void write_finding(FILE *out, const ddx_report *rep, const dx_finding *f,
         fprintf(out, "  %schecks%s\n", s->bold, s->off);
         for (size_t i = 0; i < f->nchecks; i++) {
             const dx_checkres *c = &f->checks[i];
-            const char *mark = c->status == DX_CHECK_CONFIRMED     ? "[x]"
+            const char *mark = c->status == DX_CHECK_CONFIRMED      ? "[x]"
                                : c->status == DX_CHECK_CONTRADICTED ? "[!]"
-                                                                     : "[ ]";
-            const char *col = c->status == DX_CHECK_CONFIRMED     ? s->green
+                                                                    : "[ ]";
+            const char *col = c->status == DX_CHECK_CONFIRMED      ? s->green
                               : c->status == DX_CHECK_CONTRADICTED ? s->red
-                                                                    : "";
+                                                                   : "";
             fprintf(out, "    %s%s%s %s\n", col, mark, s->off, c->chk->says);
             if (c->status != DX_CHECK_NOT_VISIBLE || verbose || c->chk->command)
                 fprintf(out, "        %s%s%s\n", s->dim,
                         c->status == DX_CHECK_NOT_VISIBLE && c->chk->command && !verbose
-                            ? c->chk->command : c->because,
+                            ? c->chk->command
+                            : c->because,
                         s->off);
         }
     }
@@ -437,8 +439,10 @@ int ddx_report_write_text(const ddx_report *rep, int flags, FILE *out, ddx_error
         fprintf(out, "No known failure found in %zu input%s (%llu lines).\n", rep->ninputs,
                 rep->ninputs == 1 ? "" : "s", (unsigned long long)lines);
         if (rep->nf && !rep->all)
-            fprintf(out, "%zu weak candidate%s below the reporting threshold; see them with "
-                    "--all.\n", rep->nf, rep->nf == 1 ? "" : "s");
+            fprintf(out,
+                    "%zu weak candidate%s below the reporting threshold; see them with "
+                    "--all.\n",
+                    rep->nf, rep->nf == 1 ? "" : "s");
     }
     for (size_t i = 0; i < rep->nkept; i++) {
         if (i == 1 && !verbose) {
@@ -660,8 +664,8 @@ int ddx_kb_write_ref_text(const ddx_kb *kb, size_t i, int color, FILE *out, ddx_
         return dx_err(err, DDX_ENOTFOUND, "no reference number %zu", i);
     style s = make_style(color);
     const dx_ref *r = kb->refs[i];
-    fprintf(out, "%s%s%s\n%s%s · %s · %s%s\n", s.bold, r->title, s.off, s.dim, r->id,
-            r->category, r->kind, s.off);
+    fprintf(out, "%s%s%s\n%s%s · %s · %s%s\n", s.bold, r->title, s.off, s.dim, r->id, r->category,
+            r->kind, s.off);
     if (r->summary)
         fprintf(out, "\n%s\n", r->summary);
     /* the body, with Markdown headings made bold and backquotes dropped */
@@ -683,8 +687,8 @@ int ddx_kb_write_ref_text(const ddx_kb *kb, size_t i, int color, FILE *out, ddx_
     }
     fprintf(out, "%sSignals%s\n", s.bold, s.off);
     for (size_t k = 0; k < r->nsignals; k++)
-        fprintf(out, "  %-8s %4.1f  %s\n", dx_role_name(r->signals[k].role),
-                r->signals[k].weight, r->signals[k].pattern);
+        fprintf(out, "  %-8s %4.1f  %s\n", dx_role_name(r->signals[k].role), r->signals[k].weight,
+                r->signals[k].pattern);
     fprintf(out, "\n%sSources%s\n", s.bold, s.off);
     for (size_t k = 0; k < r->nsources; k++)
         fprintf(out, "  %s\n", r->sources[k]);

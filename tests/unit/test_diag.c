@@ -33,9 +33,9 @@ static ddx_report *run(int flags, size_t n, const char *const *bufs)
     ddx_error e = {0};
     assert_int_equal(ddx_job_new(&job, kb, &e), DDX_OK);
     for (size_t i = 0; i < n; i++)
-        assert_int_equal(ddx_job_add_buffer(job, bufs[2 * i], bufs[2 * i + 1],
-                                            strlen(bufs[2 * i + 1]), &e),
-                         DDX_OK);
+        assert_int_equal(
+            ddx_job_add_buffer(job, bufs[2 * i], bufs[2 * i + 1], strlen(bufs[2 * i + 1]), &e),
+            DDX_OK);
     assert_int_equal(ddx_job_diagnose(job, flags, &rep, &e), DDX_OK);
     ddx_job_free(job);
     return rep;
@@ -116,11 +116,11 @@ static void test_variant_and_json(void **state)
     ddx_error e = {0};
     assert_int_equal(ddx_report_write_json(rep, f, &e), DDX_OK);
     fclose(f);
-    static const char *const keys[] = {"\"schema\": 1", "\"ddx_version\"", "\"inputs\"",
-                                       "\"culprit_rank\": 2", "\"diagnoses\"", "\"first_seen\"",
-                                       "\"evidence\"", "\"checks\"", "\"fix\"", "\"sources\"",
-                                       "\"facts\"", "\"timeline\"", "\"level\"",
-                                       "Do the detailed thing."};
+    static const char *const keys[] = {
+        "\"schema\": 1", "\"ddx_version\"",       "\"inputs\"",   "\"culprit_rank\": 2",
+        "\"diagnoses\"", "\"first_seen\"",        "\"evidence\"", "\"checks\"",
+        "\"fix\"",       "\"sources\"",           "\"facts\"",    "\"timeline\"",
+        "\"level\"",     "Do the detailed thing."};
     for (size_t i = 0; i < sizeof keys / sizeof *keys; i++)
         if (!strstr(buf, keys[i]))
             fail_msg("JSON lacks %s:\n%s", keys[i], buf);
@@ -235,10 +235,12 @@ static void test_desync_from_watchdog(void **state)
     /* same SeqNum, different OpType: rank 2 is in a BROADCAST while the others all-reduce */
     dx_buf b = {0};
     for (int r = 0; r < 3; r++)
-        dx_buf_addf(&b, "[rank%d]:[E501 12:00:00.1 ProcessGroupNCCL.cpp:1] [Rank %d] Watchdog "
+        dx_buf_addf(&b,
+                    "[rank%d]:[E501 12:00:00.1 ProcessGroupNCCL.cpp:1] [Rank %d] Watchdog "
                     "caught collective operation timeout: WorkNCCL(SeqNum=42, OpType=%s, "
                     "NumelIn=1, NumelOut=1, Timeout(ms)=600000) ran for 600001 milliseconds "
-                    "before timing out.\n", r, r, r == 2 ? "BROADCAST" : "ALLREDUCE");
+                    "before timing out.\n",
+                    r, r, r == 2 ? "BROADCAST" : "ALLREDUCE");
     dx_buf_addf(&b, "Timed out waiting for peers\n");
     const char *const in[] = {"console.log", dx_buf_cstr(&b)};
     ddx_report *rep = run(0, 1, in);
@@ -257,11 +259,12 @@ static void test_desync_by_size(void **state)
     /* same SeqNum and operation, different sizes: rank 1 gathers something else */
     dx_buf b = {0};
     for (int r = 0; r < 3; r++)
-        dx_buf_addf(&b, "[rank%d]:[E501 12:00:00.1 ProcessGroupNCCL.cpp:1] [Rank %d] Watchdog "
+        dx_buf_addf(&b,
+                    "[rank%d]:[E501 12:00:00.1 ProcessGroupNCCL.cpp:1] [Rank %d] Watchdog "
                     "caught collective operation timeout: WorkNCCL(SeqNum=2109, "
                     "OpType=_ALLGATHER_BASE, NumelIn=%s, NumelOut=1, Timeout(ms)=600000) ran "
-                    "for 600001 milliseconds before timing out.\n", r, r,
-                    r == 1 ? "40960" : "262711296");
+                    "for 600001 milliseconds before timing out.\n",
+                    r, r, r == 1 ? "40960" : "262711296");
     const char *const in[] = {"console.log", dx_buf_cstr(&b)};
     ddx_report *rep = run(0, 1, in);
     assert_int_equal(rep->job.desync_rank, 1);
@@ -276,10 +279,12 @@ static void test_desync_from_blocking_wait(void **state)
     /* the blocking-wait form of a timeout (TORCH_NCCL_BLOCKING_WAIT=1), as in a real FSDP log */
     dx_buf b = {0};
     for (int r = 0; r < 3; r++)
-        dx_buf_addf(&b, "[rank%d]:[E616 13:41:10.043090898 ProcessGroupNCCL.cpp:628] [Rank %d] "
+        dx_buf_addf(&b,
+                    "[rank%d]:[E616 13:41:10.043090898 ProcessGroupNCCL.cpp:628] [Rank %d] "
                     "Work WorkNCCL(SeqNum=2109, OpType=_ALLGATHER_BASE, NumelIn=%s, "
                     "NumelOut=81920, Timeout(ms)=1800000) timed out in blocking wait "
-                    "(TORCH_NCCL_BLOCKING_WAIT=1).\n", r, r, r == 0 ? "40960" : "262711296");
+                    "(TORCH_NCCL_BLOCKING_WAIT=1).\n",
+                    r, r, r == 0 ? "40960" : "262711296");
     const char *const in[] = {"console.log", dx_buf_cstr(&b)};
     ddx_report *rep = run(0, 1, in);
     assert_int_equal(rep->job.nranks, 3);
@@ -296,10 +301,11 @@ static void test_desync_old_format_odd_first(void **state)
     /* torch < 1.11 prints no SeqNum; rank 0 alone all-reduces while the others broadcast */
     dx_buf b = {0};
     for (int r = 0; r < 4; r++)
-        dx_buf_addf(&b, "[E ProcessGroupNCCL.cpp:566] [Rank %d] Watchdog caught collective "
+        dx_buf_addf(&b,
+                    "[E ProcessGroupNCCL.cpp:566] [Rank %d] Watchdog caught collective "
                     "operation timeout: WorkNCCL(OpType=%s, Timeout(ms)=1800000) ran for "
-                    "1801060 milliseconds before timing out.\n", r,
-                    r == 0 ? "ALLREDUCE" : "BROADCAST");
+                    "1801060 milliseconds before timing out.\n",
+                    r, r == 0 ? "ALLREDUCE" : "BROADCAST");
     const char *const in[] = {"console.log", dx_buf_cstr(&b)};
     ddx_report *rep = run(0, 1, in);
     assert_int_equal(rep->job.desync_rank, 0);
@@ -762,7 +768,8 @@ static void test_hosts_and_restarts(void **state)
 static void test_allocation_failures(void **state)
 {
     (void)state;
-    const char *text = "2024-05-01 12:00:01,000 RuntimeError: boom on rank 1\nTimed out waiting for peers\n";
+    const char *text =
+        "2024-05-01 12:00:01,000 RuntimeError: boom on rank 1\nTimed out waiting for peers\n";
     for (long n = 1; n < 400; n++) {
         ddx_job *job = NULL;
         ddx_report *rep = NULL;
@@ -816,7 +823,8 @@ static void test_uneven_inputs_from_progress(void **state)
     assert_non_null(dx_facts_get(&rep->facts, "job.uneven_inputs"));
     assert_int_equal(rep->job.uneven_rank, -1);
     ddx_report_free(rep);
-    const char *const even[] = {"console.log", "rank 0: len(dataloader)=120\nrank 1: len(dataloader)=120\n"};
+    const char *const even[] = {"console.log",
+                                "rank 0: len(dataloader)=120\nrank 1: len(dataloader)=120\n"};
     rep = run(DDX_DIAG_ALL, 1, even);
     assert_null(dx_facts_get(&rep->facts, "job.uneven_inputs"));
     ddx_report_free(rep);
@@ -1082,8 +1090,10 @@ static void test_straggler_formats(void **state)
     char buf[2048] = "";
     for (int i = 1; i <= 6; i++) {
         char line[200];
-        snprintf(line, sizeof line, "[rank0]: Step %d: loss=0.5, took 0.20 sec\n"
-                 "[rank1]: Step %d: loss=0.5, took 0.45 sec\n", i, i);
+        snprintf(line, sizeof line,
+                 "[rank0]: Step %d: loss=0.5, took 0.20 sec\n"
+                 "[rank1]: Step %d: loss=0.5, took 0.45 sec\n",
+                 i, i);
         strcat(buf, line);
     }
     const char *const gen[] = {"console.log", buf};
@@ -1093,9 +1103,11 @@ static void test_straggler_formats(void **state)
     char bar[2048] = "";
     for (int i = 1; i <= 6; i++) {
         char line[200];
-        snprintf(line, sizeof line, "[rank0]: Epoch 0:  %d%%| | %d/100 [00:05<00:06,  8.00it/s, "
+        snprintf(line, sizeof line,
+                 "[rank0]: Epoch 0:  %d%%| | %d/100 [00:05<00:06,  8.00it/s, "
                  "loss=0.5, v_num=0]\n[rank1]: Epoch 0:  %d%%| | %d/100 [00:05<00:06,  2.00it/s, "
-                 "loss=0.5, v_num=0]\n", i, i, i, i);
+                 "loss=0.5, v_num=0]\n",
+                 i, i, i, i);
         strcat(bar, line);
     }
     const char *const lit[] = {"console.log", bar};

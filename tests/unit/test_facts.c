@@ -13,9 +13,9 @@
 static void test_version_order(void **state)
 {
     (void)state;
-    static const char *const ascending[] = {"0.9.5", "0.14.0", "0.14.2", "0.15", "1.13.0a0",
-                                            "1.13.1", "2.1.0a0+git1234", "2.1.0", "2.5.1+cu121",
-                                            "2.10.0", "12.2"};
+    static const char *const ascending[] = {
+        "0.9.5",           "0.14.0", "0.14.2",      "0.15",   "1.13.0a0", "1.13.1",
+        "2.1.0a0+git1234", "2.1.0",  "2.5.1+cu121", "2.10.0", "12.2"};
     for (size_t i = 0; i + 1 < sizeof ascending / sizeof *ascending; i++) {
         assert_true(dx_version_cmp(ascending[i], ascending[i + 1]) < 0);
         assert_true(dx_version_cmp(ascending[i + 1], ascending[i]) > 0);
@@ -82,8 +82,9 @@ static void test_config_json(void **state)
 {
     (void)state;
     dx_facts f = {0};
-    const char *cfg = "{\"train_batch_size\": 64, \"zero_optimization\": {\"stage\": 3, "
-                      "\"offload_optimizer\": {\"device\": \"cpu\"}}, \"bf16\": {\"enabled\": true}}";
+    const char *cfg =
+        "{\"train_batch_size\": 64, \"zero_optimization\": {\"stage\": 3, "
+        "\"offload_optimizer\": {\"device\": \"cpu\"}}, \"bf16\": {\"enabled\": true}}";
     assert_int_equal(dx_facts_from_config(&f, "ds.json", cfg, strlen(cfg)), DDX_OK);
     assert_string_equal(dx_facts_get(&f, "deepspeed.zero_stage")->value, "3");
     assert_string_equal(dx_facts_get(&f, "deepspeed.offload_optimizer")->value, "cpu");
@@ -172,9 +173,9 @@ static void test_every_row_has_real_output(void **state)
         const dx_signal *s = dx_fact_extractor_signal(i);
         int ec;
         PCRE2_SIZE eo;
-        pcre2_code *re = pcre2_compile((PCRE2_SPTR)s->pattern, PCRE2_ZERO_TERMINATED,
-                                       PCRE2_MULTILINE | (s->caseless ? PCRE2_CASELESS : 0), &ec,
-                                       &eo, NULL);
+        pcre2_code *re =
+            pcre2_compile((PCRE2_SPTR)s->pattern, PCRE2_ZERO_TERMINATED,
+                          PCRE2_MULTILINE | (s->caseless ? PCRE2_CASELESS : 0), &ec, &eo, NULL);
         assert_non_null(re);
         pcre2_match_data *md = pcre2_match_data_create_from_pattern(re, NULL);
         int rc = pcre2_match(re, (PCRE2_SPTR)all.p, all.n, 0, 0, md, NULL);
@@ -192,12 +193,9 @@ static void test_every_row_has_real_output(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_version_order),
-        cmocka_unit_test(test_version_range),
-        cmocka_unit_test(test_conditions),
-        cmocka_unit_test(test_config_json),
-        cmocka_unit_test(test_config_yaml),
-        cmocka_unit_test(test_every_row_has_real_output),
+        cmocka_unit_test(test_version_order), cmocka_unit_test(test_version_range),
+        cmocka_unit_test(test_conditions),    cmocka_unit_test(test_config_json),
+        cmocka_unit_test(test_config_yaml),   cmocka_unit_test(test_every_row_has_real_output),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -178,7 +178,10 @@ static void test_broken(void **state)
                 }
         free(p);
     }
-    expect_refused("x", "\x80\x02" "a.", 4, "APPEND on a short stack");
+    expect_refused("x",
+                   "\x80\x02"
+                   "a.",
+                   4, "APPEND on a short stack");
     expect_refused("x", "\x80\x02h\x05.", 5, "memo get of an unknown index");
     expect_refused("x", "\x80\x01}.", 4, "neither JSON nor a pickle");
     expect_refused("x", "\x80\x02}}.", 5, "STOP with a stack");
@@ -189,7 +192,10 @@ static void test_broken(void **state)
     char buf[256];
     for (int depth = 60; depth <= 70; depth += 10) {
         size_t k = 0;
-        memcpy(buf, "\x80\x02}X\x07\x00\x00\x00" "entries", 15);
+        memcpy(buf,
+               "\x80\x02}X\x07\x00\x00\x00"
+               "entries",
+               15);
         k = 15;
         for (int i = 0; i < depth; i++)
             buf[k++] = ']';
@@ -213,7 +219,11 @@ static void test_broken(void **state)
         memcpy(big, "\x80\x02]q\x00", 5);
         k = 5;
         for (int i = 0; i < 40; i++) {
-            memcpy(big + k, "]h\x00" "ah\x00" "aq\x00", 9); /* l = [l, l] (copies) */
+            memcpy(big + k,
+                   "]h\x00"
+                   "ah\x00"
+                   "aq\x00",
+                   9); /* l = [l, l] (copies) */
             k += 9;
         }
         big[k++] = '.';
@@ -231,8 +241,10 @@ static void test_rank_from_name(void **state)
     static const struct {
         const char *name;
         int rank;
-    } cases[] = {{"nccl_trace_rank_3", 3},      {"/tmp/nccl_trace_rank_12", 12},
-                 {"rank_3", 3},                 {"dumps/nccl_trace_rank_0", 0},
+    } cases[] = {{"nccl_trace_rank_3", 3},
+                 {"/tmp/nccl_trace_rank_12", 12},
+                 {"rank_3", 3},
+                 {"dumps/nccl_trace_rank_0", 0},
                  {"flight_recorder.bin", -1}};
     const char *json = "{\"entries\": []}";
     for (size_t i = 0; i < DX_ARRAY_LEN(cases); i++) {
@@ -276,12 +288,13 @@ static void test_entry_cap(void **state)
 static void test_pg_status_by_id(void **state)
 {
     (void)state;
-    const char *js = "{\"pg_config\": {\"tp\": {\"name\": \"tp\", \"desc\": \"tensor\", "
-                     "\"ranks\": [4, 5]}}, \"entries\": [{\"pg_id\": 7, \"process_group\": "
-                     "[\"tp\", \"tensor\"], \"collective_seq_id\": 9, \"duration_ms\": 2, "
-                     "\"future\": {\"a\": [1]}}], \"pg_status\": {\"7\": "
-                     "{\"last_enqueued_collective\": 9, \"last_started_collective\": 9, "
-                     "\"last_completed_collective\": 8}, \"3\": {\"last_enqueued_collective\": 1}}}";
+    const char *js =
+        "{\"pg_config\": {\"tp\": {\"name\": \"tp\", \"desc\": \"tensor\", "
+        "\"ranks\": [4, 5]}}, \"entries\": [{\"pg_id\": 7, \"process_group\": "
+        "[\"tp\", \"tensor\"], \"collective_seq_id\": 9, \"duration_ms\": 2, "
+        "\"future\": {\"a\": [1]}}], \"pg_status\": {\"7\": "
+        "{\"last_enqueued_collective\": 9, \"last_started_collective\": 9, "
+        "\"last_completed_collective\": 8}, \"3\": {\"last_enqueued_collective\": 1}}}";
     dx_frdump d;
     assert_int_equal(parse_bytes("nccl_trace_rank_4", js, strlen(js), &d, NULL), DDX_OK);
     assert_int_equal(d.npgs, 2);
@@ -503,8 +516,8 @@ static void test_state_and_tie(void **state)
 static void test_pickle_stale_mark(void **state)
 {
     (void)state;
-    static const unsigned char p[] = {0x80, 0x02, '}', 'X', 1, 0, 0, 0, 'a', '(', 'K', 1,
-                                      's', 't', '.'};
+    static const unsigned char p[] = {0x80, 0x02, '}', 'X', 1,   0,   0,  0,
+                                      'a',  '(',  'K', 1,   's', 't', '.'};
     dx_frdump d;
     ddx_error e = {0};
     assert_int_equal(dx_frdump_parse("nccl_trace_rank_0", p, sizeof p, &d, &e), DDX_EFORMAT);
@@ -515,12 +528,18 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_pickle_stale_mark),
-        cmocka_unit_test(test_round_trip),       cmocka_unit_test(test_refuses_code),
-        cmocka_unit_test(test_broken),           cmocka_unit_test(test_rank_from_name),
-        cmocka_unit_test(test_behind),           cmocka_unit_test(test_op),
-        cmocka_unit_test(test_size_dtype_order), cmocka_unit_test(test_no_first_rank_bias),
-        cmocka_unit_test(test_missing_dump),     cmocka_unit_test(test_state_and_tie),
-        cmocka_unit_test(test_entry_cap),        cmocka_unit_test(test_pg_status_by_id),
+        cmocka_unit_test(test_round_trip),
+        cmocka_unit_test(test_refuses_code),
+        cmocka_unit_test(test_broken),
+        cmocka_unit_test(test_rank_from_name),
+        cmocka_unit_test(test_behind),
+        cmocka_unit_test(test_op),
+        cmocka_unit_test(test_size_dtype_order),
+        cmocka_unit_test(test_no_first_rank_bias),
+        cmocka_unit_test(test_missing_dump),
+        cmocka_unit_test(test_state_and_tie),
+        cmocka_unit_test(test_entry_cap),
+        cmocka_unit_test(test_pg_status_by_id),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -37,15 +37,15 @@ typedef struct rec {
     char name[512];
     char codec[16];
     uint64_t size_hint;
-    dx_buf text;          /* every chunk, concatenated */
+    dx_buf text; /* every chunk, concatenated */
     size_t nchunks;
-    size_t max_chunk;     /* longest chunk */
-    uint64_t lines;       /* sum of nlines */
+    size_t max_chunk; /* longest chunk */
+    uint64_t lines;   /* sum of nlines */
     uint64_t trunc[64];
     size_t ntrunc;
-    int rc;               /* what dx_reader_next ended with: 0 or a DDX_E* */
+    int rc; /* what dx_reader_next ended with: 0 or a DDX_E* */
     char err[512];
-    char peek[64];        /* first bytes of the peek */
+    char peek[64]; /* first bytes of the peek */
     size_t peek_len;
 } rec;
 
@@ -82,8 +82,7 @@ static int on_member(void *ud, const dx_member *m, dx_reader *r)
         assert_true(ch.len <= DX_CHUNK_MAX);
         assert_int_equal(ch.data[ch.len - 1], '\n');
         uint64_t nl = 0;
-        for (const char *q = ch.data; (q = memchr(q, '\n', ch.len - (size_t)(q - ch.data)));
-             q++)
+        for (const char *q = ch.data; (q = memchr(q, '\n', ch.len - (size_t)(q - ch.data))); q++)
             nl++;
         assert_int_equal(nl, ch.nlines);
         assert_int_equal(ch.first_line, next_line);
@@ -282,8 +281,7 @@ static unsigned char *xz_bytes(const void *data, size_t len, size_t *out_len)
     unsigned char *out = malloc(cap);
     assert_non_null(out);
     size_t pos = 0;
-    assert_int_equal(lzma_easy_buffer_encode(6, LZMA_CHECK_CRC64, NULL, data, len, out, &pos,
-                                             cap),
+    assert_int_equal(lzma_easy_buffer_encode(6, LZMA_CHECK_CRC64, NULL, data, len, out, &pos, cap),
                      LZMA_OK);
     *out_len = pos;
     return out;
@@ -371,11 +369,11 @@ static void test_lines_basic(void **state)
 {
     (void)state;
     CLEAN("a\nb\nc\n", "a\nb\nc\n", 3);
-    CLEAN("a\nb\nc", "a\nb\nc\n", 3);    /* the last line gets its '\n' */
-    CLEAN("\n\n", "\n\n", 2);            /* empty lines count */
+    CLEAN("a\nb\nc", "a\nb\nc\n", 3); /* the last line gets its '\n' */
+    CLEAN("\n\n", "\n\n", 2);         /* empty lines count */
     CLEAN("x", "x\n", 1);
     collect *c = walk_buf("empty.log", "", 0, DDX_OK);
-    assert_int_equal(c->n, 1);           /* an empty member is still a member */
+    assert_int_equal(c->n, 1); /* an empty member is still a member */
     assert_int_equal(c->m[0].nchunks, 0);
     assert_int_equal(c->m[0].rc, 0);
     done(c);
@@ -385,9 +383,9 @@ static void test_crlf(void **state)
 {
     (void)state;
     CLEAN("a\r\nb\r\n", "a\nb\n", 2);
-    CLEAN("a\r\n\r\nb\r", "a\n\nb\n", 3);  /* trailing '\r' of the last line */
-    CLEAN("a\rb\n", "a\rb\n", 1);          /* a '\r' inside a line stays */
-    CLEAN("a\r\r\n", "a\r\n", 1);          /* only the one before '\n' goes */
+    CLEAN("a\r\n\r\nb\r", "a\n\nb\n", 3); /* trailing '\r' of the last line */
+    CLEAN("a\rb\n", "a\rb\n", 1);         /* a '\r' inside a line stays */
+    CLEAN("a\r\r\n", "a\r\n", 1);         /* only the one before '\n' goes */
     CLEAN("\r", "\n", 1);
 }
 
@@ -396,20 +394,26 @@ static void test_ansi(void **state)
     (void)state;
     CLEAN("\x1b[31mERROR\x1b[0m: x\n", "ERROR: x\n", 1);
     CLEAN("\x1b[1;38;5;196mred\x1b[m\n", "red\n", 1);
-    CLEAN("\x1b]0;title\x07text\n", "text\n", 1);                    /* OSC ... BEL */
+    CLEAN("\x1b]0;title\x07text\n", "text\n", 1);                     /* OSC ... BEL */
     CLEAN("\x1b]8;;http://x\x1b\\link\x1b]8;;\x1b\\\n", "link\n", 1); /* OSC ... ST */
-    CLEAN("a\x1b(Bb\x1b" "7c\n", "abc\n", 1);                       /* charset, ESC 7 */
-    CLEAN("abc\x1b\nnext\n", "abc\nnext\n", 2);                      /* lone ESC */
-    CLEAN("\x1b[12\nnext\n", "\nnext\n", 2);      /* a sequence never spans lines */
+    CLEAN("a\x1b(Bb\x1b"
+          "7c\n",
+          "abc\n", 1);                          /* charset, ESC 7 */
+    CLEAN("abc\x1b\nnext\n", "abc\nnext\n", 2); /* lone ESC */
+    CLEAN("\x1b[12\nnext\n", "\nnext\n", 2);    /* a sequence never spans lines */
     CLEAN("\x1b]unterminated\nok\n", "\nok\n", 2);
     CLEAN("x\x1b[Kdone\r\n", "xdone\n", 1);
     CLEAN("a\x1b\x1b[1mb\n", "ab\n", 1);
-    CLEAN("p\x1b[1\x01q\n", "p\x01q\n", 1);       /* malformed CSI: the byte stays */
-    CLEAN("ok\r\x1b[0m\n", "ok\n", 1);            /* '\r' is trailing once ANSI is gone */
+    CLEAN("p\x1b[1\x01q\n", "p\x01q\n", 1); /* malformed CSI: the byte stays */
+    CLEAN("ok\r\x1b[0m\n", "ok\n", 1);      /* '\r' is trailing once ANSI is gone */
     CLEAN("tail\x1b[0m", "tail\n", 1);
-    CLEAN("a\x1b\x01" "b\n", "a\x01" "b\n", 1);     /* lone ESC before a control byte */
-    CLEAN("a\x1b[1\x1b[2mb\n", "ab\n", 1);          /* ESC restarts a CSI */
-    CLEAN("a\x1b]0;t\x1b[1mb\n", "ab\n", 1);        /* ESC in an OSC not followed by '\\' */
+    CLEAN("a\x1b\x01"
+          "b\n",
+          "a\x01"
+          "b\n",
+          1);                                /* lone ESC before a control byte */
+    CLEAN("a\x1b[1\x1b[2mb\n", "ab\n", 1);   /* ESC restarts a CSI */
+    CLEAN("a\x1b]0;t\x1b[1mb\n", "ab\n", 1); /* ESC in an OSC not followed by '\\' */
 }
 
 static void test_nul_passthrough(void **state)
@@ -499,15 +503,22 @@ static void test_pipe_small_reads(void **state)
     (void)state;
     dx_buf raw = {0}, want = {0};
     for (size_t i = 0; i < 1000; i++) { /* the first 64 KiB+ arrive at once (the head) */
-        assert_int_equal(dx_buf_addf(&raw, "head line %zu padding padding padding padding "
-                                           "padding padding\n", i), DDX_OK);
-        assert_int_equal(dx_buf_addf(&want, "head line %zu padding padding padding padding "
-                                            "padding padding\n", i), DDX_OK);
+        assert_int_equal(dx_buf_addf(&raw,
+                                     "head line %zu padding padding padding padding "
+                                     "padding padding\n",
+                                     i),
+                         DDX_OK);
+        assert_int_equal(dx_buf_addf(&want,
+                                     "head line %zu padding padding padding padding "
+                                     "padding padding\n",
+                                     i),
+                         DDX_OK);
     }
     size_t head = raw.n;
     for (size_t i = 0; i < 300; i++) {
-        assert_int_equal(dx_buf_addf(&raw, "\x1b[1;3%zumrank%zu\x1b[0m \x1b]0;t\x07msg %zu\r\n",
-                                     i % 8, i, i), DDX_OK);
+        assert_int_equal(
+            dx_buf_addf(&raw, "\x1b[1;3%zumrank%zu\x1b[0m \x1b]0;t\x07msg %zu\r\n", i % 8, i, i),
+            DDX_OK);
         assert_int_equal(dx_buf_addf(&want, "rank%zu msg %zu\n", i, i), DDX_OK);
     }
     for (size_t k = 0; k < DX_LINE_MAX + 10; k++) { /* a cut line, arriving in pieces */
@@ -708,9 +719,8 @@ static void test_read_all(void **state)
     size_t gz_len;
     unsigned char *gz = gzip_bytes(raw, sizeof raw - 1, &gz_len);
     read_all_ctx x = {.max = 1 << 20};
-    assert_int_equal(dx_input_walk_buffer("c.json.gz", gz, gz_len, on_member_read_all, NULL, &x,
-                                          NULL),
-                     DDX_OK);
+    assert_int_equal(
+        dx_input_walk_buffer("c.json.gz", gz, gz_len, on_member_read_all, NULL, &x, NULL), DDX_OK);
     assert_int_equal(x.rc, DDX_OK);
     assert_int_equal(x.len, sizeof raw - 1);
     assert_memory_equal(x.data, raw, x.len);
@@ -728,9 +738,9 @@ static void test_read_all(void **state)
     assert_true(big_len > BUF_BYTES);
     unsigned char *big_gz = gzip_bytes(big, big_len, &big_gz_len);
     read_all_ctx z = {.max = big_len};
-    assert_int_equal(dx_input_walk_buffer("big.json.gz", big_gz, big_gz_len, on_member_read_all,
-                                          NULL, &z, NULL),
-                     DDX_OK);
+    assert_int_equal(
+        dx_input_walk_buffer("big.json.gz", big_gz, big_gz_len, on_member_read_all, NULL, &z, NULL),
+        DDX_OK);
     assert_int_equal(z.rc, DDX_OK);
     assert_int_equal(z.len, big_len);
     assert_memory_equal(z.data, big, big_len);
@@ -743,8 +753,8 @@ static void test_read_all(void **state)
     assert_null(z2.data);
     /* a truncated one gives the stream's error */
     read_all_ctx z3 = {.max = big_len};
-    assert_int_equal(dx_input_walk_buffer("big.json.gz", big_gz, big_gz_len / 2,
-                                          on_member_read_all, NULL, &z3, NULL),
+    assert_int_equal(dx_input_walk_buffer("big.json.gz", big_gz, big_gz_len / 2, on_member_read_all,
+                                          NULL, &z3, NULL),
                      DDX_OK);
     assert_int_equal(z3.rc, DDX_EFORMAT);
     assert_null(z3.data);
@@ -752,9 +762,9 @@ static void test_read_all(void **state)
     free(big);
 
     read_all_ctx y = {.max = 10};
-    assert_int_equal(dx_input_walk_buffer("c.json", raw, sizeof raw - 1, on_member_read_all,
-                                          NULL, &y, NULL),
-                     DDX_OK);
+    assert_int_equal(
+        dx_input_walk_buffer("c.json", raw, sizeof raw - 1, on_member_read_all, NULL, &y, NULL),
+        DDX_OK);
     assert_int_equal(y.rc, DDX_EFORMAT);
     assert_null(y.data);
     free(gz);
@@ -1066,8 +1076,7 @@ static void test_nested_archive(void **state)
     entry inner[] = {{"rank5.log", "inner line\n", 11, AE_IFREG}};
     size_t in_n;
     unsigned char *in = archive_bytes("ustar", "gzip", inner, 1, &in_n);
-    entry outer[] = {{"node3/logs.tar.gz", in, in_n, AE_IFREG},
-                     {"top.log", "top\n", 4, AE_IFREG}};
+    entry outer[] = {{"node3/logs.tar.gz", in, in_n, AE_IFREG}, {"top.log", "top\n", 4, AE_IFREG}};
     size_t out_n;
     unsigned char *out = archive_bytes("zip", NULL, outer, 2, &out_n);
     collect *c = walk_buf("job.zip", out, out_n, DDX_OK);
@@ -1182,7 +1191,7 @@ static void test_directory_walk(void **state)
     write_file(tmp_path("d/B/y.log"), "y\n", 2);
     write_file(tmp_path("d/.hidden.log"), "h\n", 2);
     write_file(tmp_path("d/.git/x.log"), "x\n", 2);
-    assert_int_equal(symlink("c", tmp_path("d/link")), 0);       /* directory link: skipped */
+    assert_int_equal(symlink("c", tmp_path("d/link")), 0);          /* directory link: skipped */
     assert_int_equal(symlink("a.log", tmp_path("d/alias.log")), 0); /* file link: read */
     assert_int_equal(symlink("nowhere", tmp_path("d/broken.log")), 0);
     assert_int_equal(mkfifo(tmp_path("d/fifo"), 0600), 0);
@@ -1280,12 +1289,12 @@ static void test_alloc_failures(void **state)
         for (int which = 0; which < 3; which++) {
             uint64_t bytes = 0;
             dx_alloc_fail_after(n);
-            int rc = which == 0 ? dx_input_walk_buffer("x.gz", gz, gz_len, on_member_bytes, NULL,
-                                                       &bytes, NULL)
-                     : which == 1 ? dx_input_walk_buffer("x.tar.gz", ar, an, on_member_bytes,
-                                                         NULL, &bytes, NULL)
-                                  : dx_input_walk(tmp_path("af"), on_member_bytes, NULL, &bytes,
-                                                  NULL);
+            int rc =
+                which == 0
+                    ? dx_input_walk_buffer("x.gz", gz, gz_len, on_member_bytes, NULL, &bytes, NULL)
+                : which == 1
+                    ? dx_input_walk_buffer("x.tar.gz", ar, an, on_member_bytes, NULL, &bytes, NULL)
+                    : dx_input_walk(tmp_path("af"), on_member_bytes, NULL, &bytes, NULL);
             dx_alloc_fail_after(0);
             assert_true(rc == DDX_OK || rc == DDX_ENOMEM);
             if (rc == DDX_OK) {
@@ -1363,7 +1372,8 @@ static void test_classify_rules(void **state)
     for (size_t i = 0; i < sizeof bin; i++)
         bin[i] = (unsigned char)(i * 37 + 11);
     assert_int_equal(dx_input_classify("core.1234", (char *)bin, sizeof bin), DX_KIND_BINARY);
-    static const char elf[] = "\x7f" "ELF\x02\x01\x01\x00\x00\x00\x00\x00\x00\x00\x00\x00"
+    static const char elf[] = "\x7f"
+                              "ELF\x02\x01\x01\x00\x00\x00\x00\x00\x00\x00\x00\x00"
                               "\x02\x00\x3e\x00\x01\x00\x00\x00";
     assert_int_equal(dx_input_classify("a.out", elf, sizeof elf - 1), DX_KIND_BINARY);
     char mostly_text[1000];

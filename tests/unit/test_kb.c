@@ -80,8 +80,9 @@ static void test_parse_errors(void **state)
     expect_error("---\nid: x\nseverty: 3\n---\n", "test/x-ref.md:3: unknown key 'severty'");
     expect_error("---\nid: x\ntitle: t\ncategory: c\nkind: crash\n---\n", "missing 'prior'");
     expect_error("---\nid: x\nprior: high\n---\n", "expected a number");
-    expect_error("---\nid: x\nsignals:\n  - id: s\n    role: cause\n    weight: 1\n    pattern: a\n---\n",
-                 "test/x-ref.md:5: role must be");
+    expect_error(
+        "---\nid: x\nsignals:\n  - id: s\n    role: cause\n    weight: 1\n    pattern: a\n---\n",
+        "test/x-ref.md:5: role must be");
     expect_error("---\nid: [x\n---\n", "YAML error");
     expect_error("---\nid: x\nsignals:\n  - id: s\n    role: root\n    pattern: a\n---\n",
                  "without a weight");

@@ -112,7 +112,8 @@ static void test_long_negated_class(void **state)
 {
     (void)state;
     static const dx_signal q[] = {
-        {"frame", DX_ROLE_ROOT, 1, "File \"(?<file>[^\"]+)\", line (?<n>\\d+), in all_reduce", NULL, 0},
+        {"frame", DX_ROLE_ROOT, 1, "File \"(?<file>[^\"]+)\", line (?<n>\\d+), in all_reduce", NULL,
+         0},
         {"quote", DX_ROLE_ROOT, 1, "in '[^']+' at", NULL, 0},
     };
     const dx_signal *ptrs[] = {&q[0], &q[1]};
