@@ -1466,6 +1466,32 @@ static bool pip_requirement(const line_view *l)
            (op[0] == '>' && op[1] == '=') || (op[0] == '@' && op[1] == ' ');
 }
 
+/* A line that reports an error: a Python exception line ("torch.OutOfMemoryError: ...",
+ * "[rank1]: RuntimeError: ..."), or the CUDA and NCCL error texts. */
+static bool error_line(const line_view *l)
+{
+    if (has(l->p, l->n, "CUDA error: ") || has(l->p, l->n, "NCCL error") ||
+        has(l->p, l->n, "Watchdog caught collective operation timeout"))
+        return true;
+    size_t i = 0;
+    while (i < l->n && (l->p[i] == ' ' || l->p[i] == '\t'))
+        i++;
+    if (i + 5 < l->n && l->p[i] == '[' && !strncmp(l->p + i, "[rank", 5)) {
+        while (i < l->n && l->p[i] != ']')
+            i++;
+        i += i + 2 < l->n && l->p[i + 1] == ':' ? 2 : 1;
+        while (i < l->n && l->p[i] == ' ')
+            i++;
+    }
+    size_t k = i;
+    while (k < l->n && (is_name_char(l->p[k]) || l->p[k] == '.'))
+        k++;
+    if (k == i || k + 1 >= l->n || l->p[k] != ':' || l->p[k + 1] != ' ')
+        return false;
+    return (k - i >= 5 && !strncmp(l->p + k - 5, "Error", 5)) ||
+           (k - i >= 9 && !strncmp(l->p + k - 9, "Exception", 9));
+}
+
 /* A line as loggers and launchers write them: a date or time stamp first, a level tag, a rank
  * prefix, a traceback. */
 static bool log_line(const line_view *l)
@@ -1513,6 +1539,7 @@ typedef struct text_stats {
     size_t log;    /* log-looking lines */
     size_t yaml;   /* "key: value", "key:", "- item", comments */
     bool traceback;
+    bool error; /* a line that reports an error: "ValueError: ...", "CUDA error: ..." */
     bool jsonl; /* one JSON object per line: structured logs */
 } text_stats;
 
@@ -1536,6 +1563,8 @@ static void text_scan(const char *h, size_t n, text_stats *ts)
             ts->log++;
         if (has(l.p, l.n, "Traceback (most recent call last)"))
             ts->traceback = true;
+        if (!ts->error && error_line(&l))
+            ts->error = true;
         if (l.p[i] == '{' && l.p[l.n - 1] == '}')
             json_lines++;
         line_view t = {l.p + i, l.n - i};
@@ -1668,9 +1697,9 @@ dx_kind dx_input_classify(const char *name, const char *head, size_t n)
     text_stats ts;
     text_scan(head, n, &ts);
 
-    /* 4. Environment dumps: a tool's banner (unless a log merely starts with one), or mostly
-     * KEY=VALUE lines, or mostly pip requirements. */
-    if (env_banner(head, n) && !ts.traceback && ts.log <= 5)
+    /* 4. Environment dumps: a tool's banner (unless a log merely starts with one, or the text
+     * reports an error), or mostly KEY=VALUE lines, or mostly pip requirements. */
+    if (env_banner(head, n) && !ts.traceback && !ts.error && ts.log <= 5)
         return DX_KIND_ENV;
     bool quiet = !ts.traceback && ts.log * 10 <= ts.lines; /* hardly any log lines */
     if (quiet && ts.lines >= 3 && ts.env_kv * 2 >= ts.lines)

@@ -1402,6 +1402,22 @@ static void test_classify_rules(void **state)
     static const char some[] = "NCCL_DEBUG=INFO\nstarting job\nstep 1\nstep 2\nstep 3\n";
     assert_int_equal(dx_input_classify("dump", some, sizeof some - 1), DX_KIND_LOG);
 
+    /* an nvidia-smi header pasted above the error: the error makes it a log, the banner
+     * alone an environment dump */
+    static const char smi_err[] =
+        "NVIDIA-SMI 460.27.04    Driver Version: 460.27.04    CUDA Version: 11.2\n"
+        "RuntimeError: CUDA error: no kernel image is available for execution on the device\n";
+    assert_int_equal(dx_input_classify("log.txt", smi_err, sizeof smi_err - 1), DX_KIND_LOG);
+    static const char smi_rank_err[] =
+        "NVIDIA-SMI 535.54.03    Driver Version: 535.54.03    CUDA Version: 12.2\n"
+        "[rank1]: torch.OutOfMemoryError: CUDA out of memory.\n";
+    assert_int_equal(dx_input_classify("log.txt", smi_rank_err, sizeof smi_rank_err - 1),
+                     DX_KIND_LOG);
+    static const char smi[] =
+        "NVIDIA-SMI 460.27.04    Driver Version: 460.27.04    CUDA Version: 11.2\n"
+        "|   0  Tesla V100-SXM2...  On   | 00000000:00:1E.0 Off |                    0 |\n";
+    assert_int_equal(dx_input_classify("log.txt", smi, sizeof smi - 1), DX_KIND_ENV);
+
     /* the name decides only when the content says nothing */
     static const char plain[] = "hello\nworld\n";
     assert_int_equal(dx_input_classify("x/env.txt", plain, sizeof plain - 1), DX_KIND_ENV);
