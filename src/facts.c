@@ -310,7 +310,7 @@ typedef struct extractor {
 static const extractor extractors[] = {
     /* pip freeze "torch==2.1.0", pip list "torch   2.1.0", conda list "torch  2.1.0  py3.10_cuda12.1_0
      * pytorch", collect_env "[pip3] torch==2.1.0" / "[conda] torch 2.1.0 ..." */
-    ROW("pip-package", "^(?:\\[(?:pip3?|conda)\\] )?(?<pkg>" PKGS ")(?:==| +)" VER "(?:\\s|$)",
+    ROW("pip-package", "^(?:\\[(?:pip3?|conda)\\] )?(?<pkg>" PKGS ")(?:==| +|: *)" VER "(?:\\s|$)",
         "{pkg}.version"),
     /* Lightning's bug-report environment: "\t- torch:             1.12.1" */
     ROW("lightning-env", "^[ \\t]+- (?<pkg>" PKGS "): +" VER "(?:[ \\t\\r]|$)", "{pkg}.version"),
@@ -351,6 +351,12 @@ static const extractor extractors[] = {
         "cuda.driver_cuda"),
     ROW("nvidia-smi-gpu",
         "^\\|\\s+0\\s+(?<v>(?:NVIDIA|Tesla|Quadro|GeForce) [\\w .-]+?)\\s+(?:On|Off)\\s+\\|",
+        "gpu.model"),
+    /* nccl-tests: "#  Rank  0 Group  0 Pid 587622 on host device  0 [0x21] NVIDIA GeForce RTX 4090"
+     * (older builds print no Group) */
+    ROW("nccl-tests-device",
+        "^#\\s+Rank\\s+0 (?:Group\\s+\\d+ )?Pid\\s+\\d+ on\\s+\\S+ device\\s+\\d+ \\[[0-9a-fx:.]+\\] "
+        "(?<v>\\S.*?)[ \\t\\r]*$",
         "gpu.model"),
     ROW("nvidia-smi-mem", "^\\|.*\\d+MiB / +(?<v>\\d+)MiB \\|", "gpu.memory_mib"),
     /* nvidia-smi -q: the first "Total" is the first GPU's "FB Memory Usage" (BAR1 comes after) */
