@@ -397,7 +397,8 @@ enum {
     JX_PYSPY_PROCESS,
     JX_TRAIN_DONE,
     JX_BAR_CLEARED,
-    JX_WATCHDOG_WRAPPED
+    JX_WATCHDOG_WRAPPED,
+    JX_PROCESS_FAILURE
 };
 
 static const dx_signal extractors[] = {
@@ -637,6 +638,14 @@ static const dx_signal extractors[] = {
                              "\\[Rank (?<rank>\\d+)\\] Watchdog caught collective operation "
                              "timeout:[ \\t\\r]*$",
                              "torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp", 0},
+    /* torchelastic's RunResult.failures as printed (a dict by global rank): "{0:
+     * ProcessFailure(local_rank=0, pid=54, exitcode=-7, ...)}" */
+    [JX_PROCESS_FAILURE] = {"job-process-failure", DX_ROLE_NOISE, 0,
+                            "\\b(?<rank>\\d+): ProcessFailure\\(local_rank=\\d+, pid=\\d+, "
+                            "exitcode=(?<code>-?\\d+)",
+                            "torch/distributed/elastic/multiprocessing/errors/__init__.py "
+                            "(ProcessFailure, a dataclass: its repr)",
+                            0},
 };
 
 size_t dx_job_extractor_count(void) { return DX_ARRAY_LEN(extractors); }
@@ -1120,6 +1129,9 @@ int dx_job_hit(dx_job_model *jm, size_t i, struct dx_scan *s, int rank, const ch
     }
     case JX_TB_FRAME:
         return tb_frame(jm, s, rank);
+    case JX_PROCESS_FAILURE:
+        jm->spawn_seen = 1; /* the failures the launcher collected: the others were stopped */
+        /* fall through */
     case JX_AGENT_FAILED: {
         int r = (int)cap_ll(s, "rank", -1);
         if (r >= 0 && r != jm->agent_rank) {

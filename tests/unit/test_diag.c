@@ -965,6 +965,17 @@ static void test_launcher_names_failed_rank(void **state)
     assert_int_equal(rep->job.by_rank[7]->timeout_seq, 28956);
     assert_null(dx_facts_get(&rep->facts, "job.launcher_failed_rank"));
     ddx_report_free(rep);
+    /* torchelastic's failures dict as printed (dlrover's agent prints it too) */
+    const char *const pf[] = {
+        "agent.log",
+        "The worker fails with {0: ProcessFailure(local_rank=0, pid=54, exitcode=-7, "
+        "error_file='<N/A>', error_file_data={'message': '<NONE>'}, message='Signal 7 (SIGBUS) "
+        "received by PID 54', timestamp=1711419181)}\n",
+    };
+    rep = run(DDX_DIAG_ALL, 1, pf);
+    expect_fact(rep, "job.launcher_failed_rank", "0");
+    expect_fact(rep, "job.launcher_exitcode", "-7");
+    ddx_report_free(rep);
 }
 
 static void test_table_lists_all_but_one(void **state)
