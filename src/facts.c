@@ -220,7 +220,18 @@ int dx_facts_derive(dx_facts *f)
         uint64_t line = ms->line;
         int rc = path ? dx_facts_set(f, "nccl.timeout_s", buf, (size_t)n, path, line) : DDX_ENOMEM;
         dx_free(path);
-        return rc;
+        if (rc)
+            return rc;
+    }
+    /* an accelerate FSDP config without fsdp_version runs FSDP1 (accelerate's default) */
+    const dx_fact *dt = dx_facts_get(f, "accelerate.distributed_type");
+    if (dt && !strcmp(dt->value, "FSDP") && !dx_facts_get(f, "fsdp.version")) {
+        char *path = dx_strdup(dt->path);
+        uint64_t line = dt->line;
+        int rc = path ? dx_facts_set(f, "fsdp.version", "1", 1, path, line) : DDX_ENOMEM;
+        dx_free(path);
+        if (rc)
+            return rc;
     }
     return DDX_OK;
 }
