@@ -324,7 +324,7 @@ static const extractor extractors[] = {
     ROW("pip-package", "^(?:\\[(?:pip3?|conda)\\] )?(?<pkg>" PKGS ")(?:==| +|: *)" VER "(?:\\s|$)",
         "{pkg}.version"),
     /* Lightning's bug-report environment: "\t- torch:             1.12.1" */
-    ROW("lightning-env", "^[ \\t]+- (?<pkg>" PKGS "): +" VER "(?:[ \\t\\r]|$)", "{pkg}.version"),
+    ROW("lightning-env", "^[ \\t]*- (?<pkg>" PKGS "): +" VER "(?:[ \\t\\r]|$)", "{pkg}.version"),
     /* python -m torch.utils.collect_env */
     ROW("collect-env-torch", "^PyTorch version: " VER, "torch.version"),
     ROW("collect-env-cuda", "^CUDA used to build PyTorch: (?<v>\\d+\\.\\d+)", "cuda.version"),
