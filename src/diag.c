@@ -1474,9 +1474,9 @@ int ddx_job_diagnose(ddx_job *job, int flags, ddx_report **out, ddx_error *err)
             rc = dx_facts_set(&rep->facts, "job.stuck_rank", v, (size_t)n, jm->stuck_why, 0);
         }
         /* the agent's report counts when it stopped other workers (a multi-process job) */
-        int lr = jm->nagent == 1 && (jm->closing || jm->spawn_seen) ? jm->agent_rank
-                 : jm->nsrun == 1                                   ? jm->srun_rank
-                                                                    : -1;
+        int lr = jm->nagent == 1 && (jm->closing || jm->launcher_report) ? jm->agent_rank
+                 : jm->nsrun == 1                                        ? jm->srun_rank
+                                                                         : -1;
         /* an exception printed without a rank is most likely that rank's own error */
         if (jm->unranked_exc)
             lr = -1;

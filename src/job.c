@@ -274,15 +274,17 @@ int dx_job_line(dx_job_model *jm, int rank, const dx_attr *a)
  * multiprocessing): where a thread waits, not what it waits for. */
 static int stdlib_wait_frame(const char *file, size_t n)
 {
-    static const char *const libs[] = {"threading.py", "queue.py",         "selectors.py",
-                                       "socket.py",    "multiprocessing/", "subprocess.py",
-                                       "ssl.py",       "connection.py",    "synchronize.py"};
-    for (size_t i = 0; i < DX_ARRAY_LEN(libs); i++) {
-        size_t k = strlen(libs[i]);
-        for (size_t j = 0; j + k <= n; j++)
-            if (!memcmp(file + j, libs[i], k) && (j == 0 || file[j - 1] == '/'))
-                return 1;
-    }
+    static const char *const libs[] = {"threading.py",  "queue.py",      "selectors.py",
+                                       "socket.py",     "subprocess.py", "ssl.py",
+                                       "connection.py", "synchronize.py"};
+    if (memmem(file, n, "multiprocessing/", 16))
+        return 1;
+    const char *slash = memrchr(file, '/', n);
+    const char *base = slash ? slash + 1 : file;
+    size_t bn = (size_t)(file + n - base);
+    for (size_t i = 0; i < DX_ARRAY_LEN(libs); i++)
+        if (strlen(libs[i]) == bn && !memcmp(base, libs[i], bn))
+            return 1;
     return 0;
 }
 
@@ -305,21 +307,15 @@ static void more_watchdogs(dx_job_model *jm, const char *text, size_t len, int f
 {
     static const char key[] = "] Watchdog caught collective operation timeout: Work";
     const size_t kn = sizeof key - 1;
-    size_t seen = 0;
-    for (size_t i = 0; i + kn <= len; i++) {
-        if (memcmp(text + i, key, kn))
-            continue;
-        if (seen++ == 0)
-            continue; /* the first one is the match's */
+    const char *end = text + len, *k = memmem(text, len, key, kn); /* the match's own */
+    while (k && (k = memmem(k + kn, (size_t)(end - k - kn), key, kn)) != NULL) {
         /* back to "[Rank N" just before the key */
-        size_t j = i;
-        while (j > 0 && text[j - 1] >= '0' && text[j - 1] <= '9' && i - j < 7)
-            j--;
-        if (j == i || j < 6 || memcmp(text + j - 6, "[Rank ", 6))
+        const char *d = k;
+        while (d > text && d[-1] >= '0' && d[-1] <= '9' && k - d < 7)
+            d--;
+        if (d == k || d - text < 6 || memcmp(d - 6, "[Rank ", 6))
             continue;
-        long long r = 0;
-        for (size_t k = j; k < i; k++)
-            r = r * 10 + (text[k] - '0');
+        long long r = leading_ll(d, k);
         if (r == first || r >= DX_JOB_MAX_RANK)
             continue;
         dx_rank *x = dx_job_rank(jm, (int)r);
@@ -327,7 +323,7 @@ static void more_watchdogs(dx_job_model *jm, const char *text, size_t len, int f
             continue;
         x->timed_out = 1;
         jm->nwatchdog++;
-        const char *p = text + i + kn, *end = text + len;
+        const char *p = k + kn;
         const char *sq = NULL, *op = NULL, *nm = NULL;
         for (const char *q = p; q + 9 <= end && q < p + 80 && *q != ')'; q++) {
             if (!sq && !memcmp(q, "SeqNum=", 7))
@@ -728,6 +724,19 @@ static int is_collective_fn(const dx_str *fn)
     return 0;
 }
 
+/* Is a stack frame a collective or a wait on one? ("wait" only in torch.distributed's own
+ * files: the standard library's threading wait is not a collective; "synchronize" only CUDA's) */
+static int frame_in_collective(const dx_str *fn, const dx_str *file)
+{
+    if (is_collective_fn(fn))
+        return 1;
+    if (fn->n == 4 && !memcmp(fn->p, "wait", 4))
+        return memmem(file->p, file->n, "distributed", 11) != NULL;
+    if (fn->n == 11 && !memcmp(fn->p, "synchronize", 11))
+        return memmem(file->p, file->n, "cuda", 4) != NULL;
+    return 0;
+}
+
 /* A traceback frame: remember the innermost frame outside torch; the first time a rank's
  * traceback enters a collective of distributed_c10d, record the collective and that caller. */
 static int tb_frame(dx_job_model *jm, struct dx_scan *s, int rank)
@@ -1092,6 +1101,7 @@ int dx_job_hit(dx_job_model *jm, size_t i, struct dx_scan *s, int rank, const ch
             x->waits_in = dx_strdup(buf);
             if (!x->waits_in)
                 return DDX_ENOMEM;
+            x->waits_coll = frame_in_collective(&fn, &file);
             x->stack_pending = lib ? 8 : 0;
             return DDX_OK;
         }
@@ -1100,6 +1110,7 @@ int dx_job_hit(dx_job_model *jm, size_t i, struct dx_scan *s, int rank, const ch
             return DDX_OK;
         }
         x->stack_pending = 0;
+        x->waits_coll |= frame_in_collective(&fn, &file);
         size_t n = strlen(x->waits_in) + strlen(buf) + 16;
         char *w = dx_malloc(n);
         if (!w)
@@ -1130,7 +1141,7 @@ int dx_job_hit(dx_job_model *jm, size_t i, struct dx_scan *s, int rank, const ch
     case JX_TB_FRAME:
         return tb_frame(jm, s, rank);
     case JX_PROCESS_FAILURE:
-        jm->spawn_seen = 1; /* the failures the launcher collected: the others were stopped */
+        jm->launcher_report = 1;
         /* fall through */
     case JX_AGENT_FAILED: {
         int r = (int)cap_ll(s, "rank", -1);
@@ -1145,7 +1156,7 @@ int dx_job_hit(dx_job_model *jm, size_t i, struct dx_scan *s, int rank, const ch
     }
     case JX_SPAWN_EXIT: {
         int r = (int)cap_ll(s, "rank", -1);
-        jm->spawn_seen = 1;
+        jm->launcher_report = 1;
         dx_str sig;
         int code = (int)cap_ll(s, "code", 1);
         if (dx_scan_capture(s, "sig", &sig) && sig.n) {
@@ -1236,28 +1247,6 @@ static void robust(dx_rank *x, int kind)
  * relative to the fastest is below 0.75) and at least 50 ms longer, over at least 5 steps; when steps are synchronised (DDP makes every rank's
  * step as slow as the slowest), the time a rank spends waiting for data tells instead: a rank
  * whose median data wait exceeds the fastest's by a quarter of its step and 50 ms. */
-/* Is this frame a collective or a wait on one? ("wait (" only in torch.distributed's own
- * frames: the standard library's threading wait is not a collective) */
-static int in_collective(const char *frame)
-{
-    static const char *const names[] = {
-        "all_reduce",       "all_gather", "broadcast",        "barrier",
-        "reduce_scatter",   "all_to_all", "_all_gather_base", "_reduce_scatter_base",
-        "send (",           "recv (",     "gather (",         "scatter (",
-        "monitored_barrier"};
-    for (size_t i = 0; i < DX_ARRAY_LEN(names); i++)
-        if (strstr(frame, names[i]))
-            return 1;
-    const char *w = strstr(frame, "wait (");
-    if (w) {
-        const char *end = strchr(w, ')');
-        const char *d = strstr(w, "distributed");
-        if (d && end && d < end)
-            return 1;
-    }
-    return strstr(frame, "synchronize (") && strstr(frame, "cuda") != NULL;
-}
-
 /* With stack dumps of several ranks: one rank outside any collective while the others all
  * wait in one is the rank the others wait for. */
 static void find_stack_outlier(dx_job_model *jm)
@@ -1269,7 +1258,7 @@ static void find_stack_outlier(dx_job_model *jm)
         if (!x || !x->waits_in)
             continue;
         dumped++;
-        if (in_collective(x->waits_in))
+        if (x->waits_coll)
             waiting++;
         else {
             outside = x->rank;

@@ -42,6 +42,8 @@ typedef struct dx_rank {
     /* innermost frame of the main thread in a py-spy or faulthandler dump: "all_reduce
        (torch/distributed/distributed_c10d.py:2050)" */
     char *waits_in;
+    int waits_coll; /* that frame (or its first caller outside the standard library's waits) is
+                       a collective of torch.distributed or a wait on one */
     /* frames still to read of the main thread's stack: the innermost, then callers until one
        outside the standard library's waits */
     int stack_pending;
@@ -90,8 +92,10 @@ typedef struct dx_job_model {
        when it is the only one, else -1 */
     int agent_rank;
     int agent_code;
-    int nagent;          /* distinct local ranks the agent reported failed */
-    int spawn_seen;      /* the failure came from torch.multiprocessing.spawn */
+    int nagent; /* distinct local ranks the agent reported failed */
+    /* a launcher reported the failures itself (mp.spawn's exception, torchelastic's failures
+       dict): it stopped the other workers */
+    int launcher_report;
     int closing;         /* the agent's "Sending process N closing signal" lines */
     int unranked_exc;    /* exception lines not attributed to any rank */
     char table_host[64]; /* the "host :" line of the table entry being read */
