@@ -13,7 +13,8 @@
  *         + the weight of each signal seen (its first, earliest hit; `against` subtracts)
  *         + each context condition that holds (+w) or is contradicted by a known fact (-w)
  *         + DX_EARLIEST_ROOT when its root line is the earliest root failure of the job
- *         - DX_NO_ROOT when it has no root line while another reference has one.
+ *         - DX_NO_ROOT when it has no root line while another reference has one (unless its
+ *           lines came more than DX_CAUSE_LAG before that root line, by the log's times).
  * Confidence is a softmax over the candidates and an explicit "nothing known" outcome whose
  * logit is 0, so a log with a lone weak line stays quiet.
  */
@@ -27,6 +28,8 @@
 
 #define DX_EARLIEST_ROOT 0.7
 #define DX_NO_ROOT 1.0
+/* a root failure this much later (in microseconds) caused nothing printed before it */
+#define DX_CAUSE_LAG (INT64_C(60) * 1000000)
 #define DX_KEEP_MIN 0.25 /* a candidate below this confidence is reported only with --all */
 #define DX_KEEP_MAX 5
 #define DX_DIFF_MIN 0.08 /* the least confidence of a differential alternative (differential()) */
@@ -229,6 +232,12 @@ static int event_before(const dx_event *a, const dx_event *b)
     if (a->has_time && b->has_time && a->tkey != b->tkey)
         return a->tkey < b->tkey;
     return a->seq < b->seq;
+}
+
+/* a came more than DX_CAUSE_LAG before b by the log's own times: b cannot have caused it */
+static int long_before(const dx_event *a, const dx_event *b)
+{
+    return a && b && a->has_time && b->has_time && a->tkey < b->tkey - DX_CAUSE_LAG;
 }
 
 static void event_fini(dx_event *e)
@@ -854,7 +863,7 @@ static int score_all(ddx_report *rep)
         if (covers)
             rc = add_contrib(f, DX_EARLIEST_ROOT, "the earliest root failure in the job (%s)",
                              where(rep, earliest, wbuf, sizeof wbuf));
-        else if (!f->has_root)
+        else if (!f->has_root && !long_before(f->first, earliest))
             rc = add_contrib(f, -DX_NO_ROOT,
                              "only consequences seen, while a root failure is "
                              "at %s",

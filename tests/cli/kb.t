@@ -50,3 +50,14 @@ $ lint tests/data/kb-bad
 $ lint tests/data/no-such-dir
 ? 2
 > is not a folder of references
+
+# Timing: waiting ranks' timeouts printed eleven minutes before a root failure are not its
+# consequences (no penalty); twenty seconds before, they are.
+$ diagnose --no-builtin --kb tests/data/kb --all --verbose tests/data/timing/late-root.log
+? 1
+> t-symptom
+< only consequences seen
+
+$ diagnose --no-builtin --kb tests/data/kb --all --verbose tests/data/timing/near-root.log
+? 1
+> only consequences seen, while a root failure is at tests/data/timing/near-root.log:3, rank 2
