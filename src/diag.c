@@ -1393,6 +1393,36 @@ static int derive_sanity(dx_facts *f)
 
 /* ==== the entry point ====================================================================== */
 
+/* job.duplicate_rank: a global rank that two processes announced (Lightning's "GLOBAL_RANK: g,
+ * MEMBER: m/n" lines) while other ranks of that world announced none: each launcher task started
+ * its own set of processes, so the world never completes. Both are required, so a log read twice
+ * (a console copy next to the file) does not count. */
+static int duplicate_rank_fact(ddx_report *rep, const dx_job_model *jm)
+{
+    size_t world = jm->member_world > 0 ? (size_t)jm->member_world : 0;
+    if (world > sizeof jm->members)
+        world = sizeof jm->members;
+    int dup = -1, times = 0;
+    size_t missing = 0, first_missing = 0;
+    for (size_t g = 0; g < sizeof jm->members; g++) {
+        if (jm->members[g] > 1 && dup < 0) {
+            dup = (int)g;
+            times = jm->members[g];
+        }
+        if (g < world && !jm->members[g] && !missing++)
+            first_missing = g;
+    }
+    if (dup < 0 || !missing)
+        return DDX_OK;
+    char v[16], why[200];
+    int n = snprintf(v, sizeof v, "%d", dup);
+    snprintf(why, sizeof why,
+             "Lightning's 'GLOBAL_RANK: g, MEMBER: m/n' lines: global rank %d announced by %d "
+             "processes, %zu of the %zu ranks (the first: %zu) by none",
+             dup, times, missing, world, first_missing);
+    return dx_facts_set(&rep->facts, "job.duplicate_rank", v, (size_t)n, why, 0);
+}
+
 int ddx_job_diagnose(ddx_job *job, int flags, ddx_report **out, ddx_error *err)
 {
     const ddx_kb *kb = job->kb;
@@ -1529,6 +1559,8 @@ int ddx_job_diagnose(ddx_job *job, int flags, ddx_report **out, ddx_error *err)
             rc = dx_facts_set(&rep->facts, "job.restarts", v, (size_t)n,
                               "torchelastic's 'will restart worker group' lines", 0);
         }
+        if (!rc && !jm->restarts)
+            rc = duplicate_rank_fact(rep, jm);
         size_t nhosts = 0;
         for (size_t a = 0; a < jm->nby; a++) {
             const dx_rank *x = jm->by_rank[a];

@@ -394,7 +394,8 @@ enum {
     JX_TRAIN_DONE,
     JX_BAR_CLEARED,
     JX_WATCHDOG_WRAPPED,
-    JX_PROCESS_FAILURE
+    JX_PROCESS_FAILURE,
+    JX_MEMBER
 };
 
 static const dx_signal extractors[] = {
@@ -642,6 +643,15 @@ static const dx_signal extractors[] = {
                             "torch/distributed/elastic/multiprocessing/errors/__init__.py "
                             "(ProcessFailure, a dataclass: its repr)",
                             0},
+    /* Lightning's process-group set-up, one line per process: "Initializing distributed:
+     * GLOBAL_RANK: 1, MEMBER: 2/4" (2.x; "initializing ddp: ..." in 1.x) */
+    [JX_MEMBER] = {"job-member", DX_ROLE_NOISE, 0,
+                   "(?:[Ii]nitializing distributed|initializing ddp): GLOBAL_RANK: (?<g>\\d+), "
+                   "MEMBER: \\d+/(?<n>\\d+)",
+                   "lightning/fabric/strategies/ddp.py, lightning/pytorch/strategies/ddp.py "
+                   "(_setup_distributed logs it; pytorch_lightning/plugins/training_type/ddp.py "
+                   "in 1.x)",
+                   0},
 };
 
 size_t dx_job_extractor_count(void) { return DX_ARRAY_LEN(extractors); }
@@ -1140,6 +1150,17 @@ int dx_job_hit(dx_job_model *jm, size_t i, struct dx_scan *s, int rank, const ch
     }
     case JX_TB_FRAME:
         return tb_frame(jm, s, rank);
+    case JX_MEMBER: {
+        /* each process announces its global rank once: a rank announced twice was taken by two
+         * processes (each launcher task started its own set), and the world never completes */
+        long long g = cap_ll(s, "g", -1);
+        if (g >= 0 && g < (long long)sizeof jm->members) {
+            if (jm->members[g] < 255)
+                jm->members[g]++;
+            jm->member_world = (int)cap_ll(s, "n", 0);
+        }
+        return DDX_OK;
+    }
     case JX_PROCESS_FAILURE:
         jm->launcher_report = 1;
         /* fall through */

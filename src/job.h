@@ -163,6 +163,10 @@ typedef struct dx_job_model {
        none */
     char bar0_before[48];
     int bar0_closed; /* ... and that bar's loop ended (n = total, or the bar blanked) */
+    /* Lightning's "GLOBAL_RANK: g, MEMBER: m/n" lines: how many processes announced each
+       global rank (for the first 1024), and the world size they state */
+    unsigned char members[1024];
+    int member_world;
 } dx_job_model;
 
 #define DX_JOB_MAX_RANK 65536
