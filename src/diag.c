@@ -1561,6 +1561,13 @@ int ddx_job_diagnose(ddx_job *job, int flags, ddx_report **out, ddx_error *err)
         }
         if (!rc && !jm->restarts)
             rc = duplicate_rank_fact(rep, jm);
+        /* one process of three or more never reached the set-up barrier: stuck or slow before
+         * init (a missing node or a wrong world size leaves more out, or any number of two) */
+        if (!rc && jm->barrier_world >= 3 && jm->barrier_joined < jm->barrier_world) {
+            int n = snprintf(v, sizeof v, "%d", jm->barrier_world - jm->barrier_joined);
+            rc = dx_facts_set(&rep->facts, "job.init_missing", v, (size_t)n,
+                              "the store-based barrier's world_size and worker count", 0);
+        }
         size_t nhosts = 0;
         for (size_t a = 0; a < jm->nby; a++) {
             const dx_rank *x = jm->by_rank[a];

@@ -6,6 +6,7 @@
  */
 #include "job.h"
 
+#include <limits.h>
 #include <math.h>
 
 #include "match.h"
@@ -395,7 +396,8 @@ enum {
     JX_BAR_CLEARED,
     JX_WATCHDOG_WRAPPED,
     JX_PROCESS_FAILURE,
-    JX_MEMBER
+    JX_MEMBER,
+    JX_STORE_BARRIER
 };
 
 static const dx_signal extractors[] = {
@@ -652,6 +654,15 @@ static const dx_signal extractors[] = {
                    "(_setup_distributed logs it; pytorch_lightning/plugins/training_type/ddp.py "
                    "in 1.x)",
                    0},
+    /* process-group set-up counting the processes that checked in: "Waiting in store based
+     * barrier to initialize process group for rank: 2, key: store_based_barrier_key:2
+     * (world_size=8, worker_count=7, timeout=0:30:00)", and its timeout */
+    [JX_STORE_BARRIER] = {"job-store-barrier", DX_ROLE_NOISE, 0,
+                          "store based barrier [^(]*\\(world_size=(?<w>\\d+), "
+                          "(?:worker_count|num_workers_joined)=(?<j>\\d+)",
+                          "torch/distributed/distributed_c10d.py (_store_based_barrier; "
+                          "worker_count up to 1.13, num_workers_joined in 2.0)",
+                          0},
 };
 
 size_t dx_job_extractor_count(void) { return DX_ARRAY_LEN(extractors); }
@@ -1158,6 +1169,18 @@ int dx_job_hit(dx_job_model *jm, size_t i, struct dx_scan *s, int rank, const ch
             if (jm->members[g] < 255)
                 jm->members[g]++;
             jm->member_world = (int)cap_ll(s, "n", 0);
+        }
+        return DDX_OK;
+    }
+    case JX_STORE_BARRIER: {
+        /* the most processes any waiting rank saw checked in: the final count */
+        long long w = cap_ll(s, "w", -1), j = cap_ll(s, "j", -1);
+        if (w > 0 && j >= 0 && j <= w && w <= INT_MAX) {
+            if (w != jm->barrier_world)
+                jm->barrier_joined = 0;
+            jm->barrier_world = (int)w;
+            if (j > jm->barrier_joined)
+                jm->barrier_joined = (int)j;
         }
         return DDX_OK;
     }

@@ -167,6 +167,10 @@ typedef struct dx_job_model {
        global rank (for the first 1024), and the world size they state */
     unsigned char members[1024];
     int member_world;
+    /* the store-based barrier of process-group set-up: its world size and the most processes
+       seen checked in */
+    int barrier_world;
+    int barrier_joined;
 } dx_job_model;
 
 #define DX_JOB_MAX_RANK 65536
