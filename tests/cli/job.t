@@ -1,0 +1,26 @@
+# The job model's facts from the launcher's and the process group's set-up lines
+# (tests/data/job: lines in the formats of Lightning and torch/distributed/distributed_c10d.py).
+
+# Two processes announced global rank 0 (and 1) while ranks 2 and 3 never did.
+$ diagnose --json tests/data/job/lightning-duplicate.log
+? 1
+> "job.duplicate_rank": 0
+> "id": "torchrun-slurm-step"
+
+# The same healthy four-process start read twice (a console copy next to the file): no rank is
+# missing, so nothing is duplicated.
+$ diagnose --json tests/data/job/lightning-read-twice.log
+? 0
+< job.duplicate_rank
+
+# Seven of eight processes checked in (the largest count printed): one process is missing.
+$ diagnose --json tests/data/job/barrier-one-missing.log
+? 1
+> "job.init_missing": 1
+> "id": "ddp-rank-stuck"
+
+# Half the world missing is a missing node or a wrong world size, not one stuck process.
+$ diagnose --json --all tests/data/job/barrier-node-missing.log
+> "job.init_missing": 4
+> "id": "nccl-world-size-mismatch"
+< exactly one process of the world never checked in
