@@ -431,17 +431,19 @@ static const extractor extractors[] = {
         LAUNCH_LINE("accelerate launch") "--num[_-]machines[= ][\"']?(?<v>\\d+)",
         "launcher.nnodes"),
     /* Slurm: srun flags or the batch script's #SBATCH lines (srun -N is nodes) */
-    ROW("slurm-nodes", "(?:^#SBATCH +|\\bsrun\\b.*[ \\t])(?:-N ?|--nodes[= ])(?<v>\\d+)",
+    ROW("slurm-nodes", "(?:^#SBATCH +|\\bsrun\\b.*?[ \\t])(?:-N ?|--nodes[= ])(?<v>\\d+)",
         "launcher.nnodes"),
-    ROW("slurm-per-node", "(?:^#SBATCH +|\\bsrun\\b.*[ \\t])--ntasks-per-node[= ](?<v>\\d+)",
+    ROW("slurm-per-node", "(?:^#SBATCH +|\\bsrun\\b.*?[ \\t])--ntasks-per-node[= ](?<v>\\d+)",
         "launcher.nproc_per_node"),
-    ROW("slurm-ntasks", "(?:^#SBATCH +|\\bsrun\\b.*[ \\t])(?:-n ?|--ntasks[= ])(?<v>\\d+)",
+    ROW("slurm-ntasks", "(?:^#SBATCH +|\\bsrun\\b.*?[ \\t])(?:-n ?|--ntasks[= ])(?<v>\\d+)",
         "job.world_size"),
     /* mpirun / mpiexec: -np is every process; Open MPI's -N, -npernode, --map-by ppr:N:node and
-     * MPICH's -ppn (--ppn in Cray PALS' mpiexec) count per node */
-    ROW("mpi-np", "\\bmpi(?:run|exec)\\b.*[ \\t]-{1,2}(?:np?|c) ?(?<v>\\d+)", "job.world_size"),
+     * MPICH's -ppn (--ppn in Cray PALS' mpiexec) count per node. The first such option after the
+     * launcher's name counts: options of the program it starts come later (nccl-tests' own
+     * "-c 0" is not a process count) */
+    ROW("mpi-np", "\\bmpi(?:run|exec)\\b.*?[ \\t]-{1,2}(?:np?|c) ?(?<v>\\d+)", "job.world_size"),
     ROW("mpi-per-node",
-        "\\bmpi(?:run|exec)\\b.*[ \\t](?:-N |-{1,2}n?pernode |-{1,2}ppn[ =]|--map-by ppr:)(?<v>\\d+)",
+        "\\bmpi(?:run|exec)\\b.*?[ \\t](?:-N |-{1,2}n?pernode |-{1,2}ppn[ =]|--map-by ppr:)(?<v>\\d+)",
         "launcher.nproc_per_node"),
     /* DeepSpeed's launcher: "[launch.py:151:main] nnodes=1, num_local_procs=1, node_rank=0" */
     ROW("ds-launch-nnodes", "\\bnnodes=(?<v>\\d+), num_local_procs=\\d+", "launcher.nnodes"),
