@@ -1561,6 +1561,18 @@ int ddx_job_diagnose(ddx_job *job, int flags, ddx_report **out, ddx_error *err)
         }
         if (!rc && !jm->restarts)
             rc = duplicate_rank_fact(rep, jm);
+        /* nccl-tests stopped after its table header on one host: the first collective of a
+         * single-node multi-GPU run never completed (the peer-to-peer path hangs) */
+        if (!rc && jm->nt_header && !jm->nt_rows && !jm->nt_fail && !jm->nt_multi_host &&
+            jm->nt_gpus >= 2) {
+            char why[160];
+            int n = snprintf(why, sizeof why,
+                             "nccl-tests listed %d GPUs on one host, printed its result table's "
+                             "header and no result row",
+                             jm->nt_gpus);
+            rc = dx_facts_set(&rep->facts, "job.nccltests_stalled", why, (size_t)n,
+                              "nccl-tests' device list and result table", 0);
+        }
         /* one process of three or more never reached the set-up barrier: stuck or slow before
          * init (a missing node or a wrong world size leaves more out, or any number of two) */
         if (!rc && jm->barrier_world >= 3 && jm->barrier_joined < jm->barrier_world) {

@@ -397,7 +397,11 @@ enum {
     JX_WATCHDOG_WRAPPED,
     JX_PROCESS_FAILURE,
     JX_MEMBER,
-    JX_STORE_BARRIER
+    JX_STORE_BARRIER,
+    JX_NT_HEADER,
+    JX_NT_ROW,
+    JX_NT_FAIL,
+    JX_NT_DEVICE
 };
 
 static const dx_signal extractors[] = {
@@ -663,6 +667,29 @@ static const dx_signal extractors[] = {
                           "torch/distributed/distributed_c10d.py (_store_based_barrier; "
                           "worker_count up to 1.13, num_workers_joined in 2.0)",
                           0},
+    /* nccl-tests (all_reduce_perf, ...): the result table's header, its rows, its failures and
+     * its device list; a header with no row after it means the first collective never ended */
+    [JX_NT_HEADER] =
+        {"job-nccltests-header", DX_ROLE_NOISE, 0,
+         "\\b(?:size|bytes)\\s+(?:count|N)\\s+type\\s+(?:redop|op)\\s+"
+         "(?:root\\s+)?time\\b",
+         "nccl-tests src/common.cu (the table header: '#  size  count  type  redop  root  "
+         "time  algbw  busbw #wrong ...'; 'bytes N type op time ...' before 2.0)",
+         0},
+    [JX_NT_ROW] = {"job-nccltests-row", DX_ROLE_NOISE, 0,
+                   "\\b\\d+\\s+\\d+\\s+(?:float|half|double|bfloat16|int8|uint8|int32|uint32|"
+                   "int64|uint64|fp8_e4m3|fp8_e5m2)\\s+(?:sum|prod|max|min|avg|mulsum|none)\\s",
+                   "nccl-tests src/common.cu (a result row: size, count, type, redop, ...)", 0},
+    [JX_NT_FAIL] =
+        {"job-nccltests-fail", DX_ROLE_NOISE, 0, "Test (?:NCCL |CUDA )?failure \\S+:\\d+",
+         "nccl-tests src/common.h (NCCLCHECK/CUDACHECK: 'Test NCCL failure common.cu:N')", 0},
+    [JX_NT_DEVICE] =
+        {"job-nccltests-device", DX_ROLE_NOISE, 0,
+         "Rank\\s+\\d+ (?:Group\\s+\\d+ )?(?:Pid\\s+\\d+ on\\s+(?<host>\\S+) "
+         "device|uses device)\\s+\\d+ \\[",
+         "nccl-tests src/common.cu (the device list: '#  Rank  0 Group  0 Pid 587622 on "
+         "host device  0 [0x21] ...'; 'Rank  0 uses device  0 [0x05] ...' before 2.0)",
+         0},
 };
 
 size_t dx_job_extractor_count(void) { return DX_ARRAY_LEN(extractors); }
@@ -1161,6 +1188,27 @@ int dx_job_hit(dx_job_model *jm, size_t i, struct dx_scan *s, int rank, const ch
     }
     case JX_TB_FRAME:
         return tb_frame(jm, s, rank);
+    case JX_NT_HEADER:
+        jm->nt_header = 1;
+        jm->nt_rows = 0;
+        return DDX_OK;
+    case JX_NT_ROW:
+        jm->nt_rows++;
+        return DDX_OK;
+    case JX_NT_FAIL:
+        jm->nt_fail = 1;
+        return DDX_OK;
+    case JX_NT_DEVICE: {
+        dx_str h;
+        jm->nt_gpus++;
+        if (dx_scan_capture(s, "host", &h) && h.n && h.n < sizeof jm->nt_host) {
+            if (!jm->nt_host[0])
+                snprintf(jm->nt_host, sizeof jm->nt_host, "%.*s", (int)h.n, h.p);
+            else if (strlen(jm->nt_host) != h.n || memcmp(jm->nt_host, h.p, h.n))
+                jm->nt_multi_host = 1;
+        }
+        return DDX_OK;
+    }
     case JX_MEMBER: {
         /* each process announces its global rank once: a rank announced twice was taken by two
          * processes (each launcher task started its own set), and the world never completes */

@@ -171,6 +171,10 @@ typedef struct dx_job_model {
        seen checked in */
     int barrier_world;
     int barrier_joined;
+    /* nccl-tests: a result-table header seen, result rows after the latest header, a test
+       failure, the GPUs of its device list and their host(s) */
+    int nt_header, nt_rows, nt_fail, nt_gpus, nt_multi_host;
+    char nt_host[64];
 } dx_job_model;
 
 #define DX_JOB_MAX_RANK 65536

@@ -24,3 +24,14 @@ $ diagnose --json --all tests/data/job/barrier-node-missing.log
 > "job.init_missing": 4
 > "id": "nccl-world-size-mismatch"
 < exactly one process of the world never checked in
+
+# nccl-tests on one host that printed its table header and no result row: the first collective
+# never completed; the same run with its rows is healthy.
+$ diagnose --json tests/data/job/nccltests-stalled.log
+? 1
+> "job.nccltests_stalled": "nccl-tests listed 4 GPUs on one host
+> "id": "nccl-p2p-unsupported"
+
+$ diagnose --json tests/data/job/nccltests-ok.log
+? 0
+< job.nccltests_stalled
