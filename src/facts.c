@@ -355,6 +355,12 @@ static const extractor extractors[] = {
     ROW("ds-report-cuda", "^torch cuda version \\.+ (?<v>\\d+\\.\\d+)", "cuda.version"),
     /* DeepSpeed's own start-up line */
     ROW("ds-info-version", "DeepSpeed info: version=" VER, "deepspeed.version"),
+    /* the driver version typed into a report by hand: "Driver version: 535.104.05", "驱动版本：515.43.04"
+     * (Chinese, with a full-width colon); three digits first, as NVIDIA numbers its drivers */
+    ROW("hand-driver",
+        "^[ \\t]*-?[ \\t]*(?:NVIDIA |Nvidia |nvidia )?(?:[Dd]river(?: [Vv]ersion)?|驱动(?:版本)?)[ \\t]*"
+        "(?::|：)[ \\t]*(?<v>\\d{3}\\.\\d+(?:\\.\\d+)?)",
+        "cuda.driver_version"),
     /* nvidia-smi */
     ROW("nvidia-smi-driver", "Driver Version[ \\t]*: (?<v>\\d+(?:\\.\\d+)+)",
         "cuda.driver_version"),
