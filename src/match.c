@@ -246,13 +246,39 @@ int dx_matcher_image(const dx_matcher *m, char **bytes, size_t *len, ddx_error *
     *len = 0;
     if (!m->db)
         return DDX_OK;
-    size_t l = 0;
-    if (hs_database_size(m->db, &l) != HS_SUCCESS)
+    /* Vectorscan places the engine inside a database at the first 64-byte boundary after its
+     * header, counted from the address the database was built at. A copy of the compiled
+     * database is only usable at an address with the same remainder modulo 64; so the image is
+     * rebuilt at a 64-byte aligned address, the alignment the generated array is declared with
+     * (a plain copy of a database that malloc placed elsewhere crashes the scanner). */
+    char *ser = NULL;
+    size_t serlen = 0, l = 0;
+    if (hs_serialize_database(m->db, &ser, &serlen) != HS_SUCCESS)
+        return dx_err(err, DDX_EINVAL, "cannot serialise the pattern database");
+    if (hs_serialized_database_size(ser, serlen, &l) != HS_SUCCESS) {
+        free(ser);
         return dx_err(err, DDX_EINVAL, "cannot measure the pattern database");
-    *bytes = dx_malloc(l);
-    if (!*bytes)
+    }
+    void *img = NULL;
+    if (posix_memalign(&img, 64, l) != 0) {
+        free(ser);
         return dx_err(err, DDX_ENOMEM, "out of memory");
-    memcpy(*bytes, m->db, l);
+    }
+    hs_error_t hrc = hs_deserialize_database_at(ser, serlen, (hs_database_t *)img);
+    free(ser);
+    size_t have = 0;
+    if (hrc != HS_SUCCESS || hs_database_size((hs_database_t *)img, &have) != HS_SUCCESS ||
+        have != l) {
+        free(img);
+        return dx_err(err, DDX_EINVAL, "cannot lay out the pattern database image");
+    }
+    *bytes = dx_malloc(l);
+    if (!*bytes) {
+        free(img);
+        return dx_err(err, DDX_ENOMEM, "out of memory");
+    }
+    memcpy(*bytes, img, l);
+    free(img);
     *len = l;
     return DDX_OK;
 }

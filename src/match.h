@@ -22,7 +22,8 @@ DX_HIDDEN int dx_matcher_new(dx_matcher **out, const dx_signal *const *sigs, siz
                              const unsigned char *hsdb, size_t hsdb_len, ddx_error *err);
 DX_HIDDEN void dx_matcher_free(dx_matcher *m);
 DX_HIDDEN size_t dx_matcher_count(const dx_matcher *m);
-/* A copy of the compiled database as laid out in memory (offsets are relative), to embed. */
+/* The compiled database laid out for a 64-byte aligned address (its offsets are relative), to
+ * embed in an array declared with that alignment. */
 DX_HIDDEN int dx_matcher_image(const dx_matcher *m, char **bytes, size_t *len, ddx_error *err);
 /* Compile for any CPU of this architecture rather than for this one (the generator sets it). */
 DX_HIDDEN void dx_matcher_portable(int on);
