@@ -272,13 +272,7 @@ int dx_matcher_image(const dx_matcher *m, char **bytes, size_t *len, ddx_error *
         free(img);
         return dx_err(err, DDX_EINVAL, "cannot lay out the pattern database image");
     }
-    *bytes = dx_malloc(l);
-    if (!*bytes) {
-        free(img);
-        return dx_err(err, DDX_ENOMEM, "out of memory");
-    }
-    memcpy(*bytes, img, l);
-    free(img);
+    *bytes = img; /* freed with dx_free (free) like any other allocation */
     *len = l;
     return DDX_OK;
 }
