@@ -1573,8 +1573,9 @@ int ddx_job_diagnose(ddx_job *job, int flags, ddx_report **out, ddx_error *err)
             rc = dx_facts_set(&rep->facts, "job.nccltests_stalled", why, (size_t)n,
                               "nccl-tests' device list and result table", 0);
         }
-        /* one process of three or more never reached the set-up barrier: stuck or slow before
-         * init (a missing node or a wrong world size leaves more out, or any number of two) */
+        /* processes of a world of three or more that never reached the set-up barrier: one is a
+         * process stuck or slow before init; a missing node or a wrong world size leaves more
+         * out (and in a world of two either reading fits, so none is given) */
         if (!rc && jm->barrier_world >= 3 && jm->barrier_joined < jm->barrier_world) {
             int n = snprintf(v, sizeof v, "%d", jm->barrier_world - jm->barrier_joined);
             rc = dx_facts_set(&rep->facts, "job.init_missing", v, (size_t)n,
