@@ -166,6 +166,7 @@ static int run_case(eval_state *st, const ddx_kb *kb, const char *dir, const cha
         json_object_set_new(o, "got", n ? json_string(ddx_report_id(rep, 0)) : json_null());
         json_object_set_new(o, "confidence", json_real(n ? ddx_report_confidence(rep, 0) : 0));
         json_object_set_new(o, "right", json_boolean(right));
+        json_object_set_new(o, "top3", json_boolean(negative ? clean : top3));
         json_object_set_new(o, "culprit_expected", has_cul ? json_deep_copy(jcul) : json_null());
         int cr = ddx_report_culprit_rank(rep);
         json_object_set_new(o, "culprit", cr >= 0 ? json_integer(cr) : json_null());
@@ -175,6 +176,8 @@ static int run_case(eval_state *st, const ddx_kb *kb, const char *dir, const cha
                negative ? "nothing" : json_string_value(json_array_get(exp, 0)),
                json_array_size(exp) > 1 ? ",..." : "", n ? ddx_report_id(rep, 0) : "nothing",
                n ? ddx_report_confidence(rep, 0) : 0.0);
+        if (!right && !negative && top3)
+            printf("; expected id in the top three");
         if (has_cul)
             printf("; culprit %lld, got %d", (long long)json_integer_value(jcul),
                    ddx_report_culprit_rank(rep));
