@@ -33,6 +33,8 @@
 #define DX_KEEP_MIN 0.25 /* a candidate below this confidence is reported only with --all */
 #define DX_KEEP_MAX 5
 #define DX_DIFF_MIN 0.08 /* the least confidence of a differential alternative (differential()) */
+
+#define DX_WEAK_MAX 3
 #define DX_TIMELINE_MAX 60
 #define DX_CONFIG_MAX (16u << 20)
 #define DX_FRDUMP_MAX (256u << 20) /* one rank's flight-recorder dump */
@@ -820,6 +822,17 @@ static int differential(const ddx_report *rep, size_t i)
     return 0;
 }
 
+/* Whether a finding rests on a failure line of its own (a root or symptom line that counts for
+ * it), not only on launcher wrappers, context facts or timing. */
+static int has_failure_line(const dx_finding *f)
+{
+    for (size_t k = 0; k < f->nevid; k++)
+        if (f->evid[k].weight > 0 &&
+            (f->evid[k].sig->role == DX_ROLE_ROOT || f->evid[k].sig->role == DX_ROLE_SYMPTOM))
+            return 1;
+    return 0;
+}
+
 static int score_all(ddx_report *rep)
 {
     const ddx_kb *kb = rep->kb;
@@ -885,6 +898,13 @@ static int score_all(ddx_report *rep)
     for (size_t i = 0; i < rep->nf; i++) {
         if (!rep->all && (rep->nkept >= DX_KEEP_MAX ||
                           (rep->f[i].confidence < DX_KEEP_MIN && !differential(rep, i))))
+            break;
+        rep->nkept++;
+    }
+    /* A log with a failure line that no candidate explains well: say what it could be, weakly
+     * (the few best readings of that line, each marked possible), rather than nothing. */
+    for (size_t i = 0; !rep->all && rep->nkept == i && i < rep->nf && i < DX_WEAK_MAX; i++) {
+        if (rep->f[i].confidence < DX_DIFF_MIN || !has_failure_line(&rep->f[i]))
             break;
         rep->nkept++;
     }

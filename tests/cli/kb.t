@@ -40,7 +40,7 @@ $ show --no-builtin --kb tests/data/kb t-root
 
 $ lint tests/data/kb
 ? 0
-> 3 references valid, 4 examples rank their reference first
+> 4 references valid, 6 examples rank their reference first
 
 $ lint tests/data/kb-bad
 ? 1
@@ -61,3 +61,14 @@ $ diagnose --no-builtin --kb tests/data/kb --all --verbose tests/data/timing/lat
 $ diagnose --no-builtin --kb tests/data/kb --all --verbose tests/data/timing/near-root.log
 ? 1
 > only consequences seen, while a root failure is at tests/data/timing/near-root.log:3, rank 2
+
+# A failure line that no candidate explains well is still reported, weakly (a possible
+# finding at its low confidence), rather than as nothing; a launcher summary alone is not.
+$ diagnose --no-builtin --kb tests/data/kb tests/data/kb/examples/t-weak/one.log
+? 1
+> t-weak  A failure line several causes print
+> possible, confidence 0.10
+
+$ diagnose --no-builtin --kb tests/data/kb tests/data/weak/wrapper.log
+? 0
+> No known failure found

@@ -97,8 +97,8 @@ static void test_lint_rules(void **state)
     char path[4096];
     snprintf(path, sizeof path, "%s/kb", getenv("DDX_TEST_DATA"));
     assert_int_equal(dx_lint_dir(path, 0, NULL, &problems, &st, &e), DDX_OK);
-    assert_int_equal(st.refs, 3);
-    assert_int_equal(st.examples, 4);
+    assert_int_equal(st.refs, 4);
+    assert_int_equal(st.examples, 6);
     dx_buf_fini(&problems);
 
     /* a bad pattern is caught by the engines */
