@@ -408,6 +408,8 @@ static const extractor extractors[] = {
     ROW("env-var", "^(?:export |# )?(?<name>" ENVNAMES ")=[\"']?(?<v>[^\"'\\s]*)", "env.{name}"),
     /* print(os.environ) / pprint of a dict: " 'SLURM_JOB_ID': '7099018'," */
     ROW("env-dict", "^[ \\t{]*'(?<name>" ENVNAMES ")': '(?<v>[^']*)'", "env.{name}"),
+    /* mpirun's "-x NAME=value" exports a variable to every rank (the first one on the line) */
+    ROW("env-mpirun-x", "\\s-x\\s+(?<name>" ENVNAMES ")=[\"']?(?<v>[^\"'\\s]*)", "env.{name}"),
     /* launcher command lines */
     /* torchrun / python -m torch.distributed.run, deepspeed (--num_gpus, --num_nodes) */
     ROW("launcher-nproc",

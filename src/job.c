@@ -671,10 +671,10 @@ static const dx_signal extractors[] = {
      * its device list; a header with no row after it means the first collective never ended */
     [JX_NT_HEADER] =
         {"job-nccltests-header", DX_ROLE_NOISE, 0,
-         "\\b(?:size|bytes)\\s+(?:count|N)\\s+type\\s+(?:redop|op)\\s+"
-         "(?:root\\s+)?time\\b",
+         "\\b(?:size|bytes)\\s+(?:count|N)\\s+type\\s+(?:redop|op)\\b",
          "nccl-tests src/common.cu (the table header: '#  size  count  type  redop  root  "
-         "time  algbw  busbw #wrong ...'; 'bytes N type op time ...' before 2.0)",
+         "time  algbw  busbw #wrong ...'; 'bytes N type op time ...' before 2.0; the columns "
+         "after the operation are not required, as a pasted header is often cut there)",
          0},
     [JX_NT_ROW] = {"job-nccltests-row", DX_ROLE_NOISE, 0,
                    "\\b\\d+\\s+\\d+\\s+(?:float|half|double|bfloat16|int8|uint8|int32|uint32|"
