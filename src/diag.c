@@ -1601,6 +1601,14 @@ int ddx_job_diagnose(ddx_job *job, int flags, ddx_report **out, ddx_error *err)
             rc = dx_facts_set(&rep->facts, "job.init_missing", v, (size_t)n,
                               "the store-based barrier's world_size and worker count", 0);
         }
+        if (!rc && jm->view_shard) {
+            int n = snprintf(v, sizeof v, "%d", jm->view_shard);
+            char why[160];
+            snprintf(why, sizeof why,
+                     "the view shape %s asks for %d times the elements its tensor holds",
+                     jm->view_shape, jm->view_shard);
+            rc = dx_facts_set(&rep->facts, "job.view_shard", v, (size_t)n, why, 0);
+        }
         size_t nhosts = 0;
         for (size_t a = 0; a < jm->nby; a++) {
             const dx_rank *x = jm->by_rank[a];

@@ -401,7 +401,8 @@ enum {
     JX_NT_HEADER,
     JX_NT_ROW,
     JX_NT_FAIL,
-    JX_NT_DEVICE
+    JX_NT_DEVICE,
+    JX_VIEW_SIZE
 };
 
 static const dx_signal extractors[] = {
@@ -690,6 +691,14 @@ static const dx_signal extractors[] = {
          "nccl-tests src/common.cu (the device list: '#  Rank  0 Group  0 Pid 587622 on "
          "host device  0 [0x21] ...'; 'Rank  0 uses device  0 [0x05] ...' before 2.0)",
          0},
+    /* torch's view()/reshape() refusing a shape: "shape '[1, 21, 32, 128]' is invalid for input
+     * of size 43008" (one dimension may be -1, inferred) */
+    [JX_VIEW_SIZE] = {"job-view-size", DX_ROLE_NOISE, 0,
+                      "shape '\\[(?<dims>-?\\d+(?:, -?\\d+){1,7})\\]' is invalid for input of "
+                      "size (?<n>\\d+)",
+                      "aten/src/ATen/InferSize.h (infer_size_impl: \"shape '[...]' is invalid for "
+                      "input of size N\")",
+                      0},
 };
 
 size_t dx_job_extractor_count(void) { return DX_ARRAY_LEN(extractors); }
@@ -787,6 +796,52 @@ static int frame_in_collective(const dx_str *fn, const dx_str *file)
 
 /* A traceback frame: remember the innermost frame outside torch; the first time a rank's
  * traceback enters a collective of distributed_c10d, record the collective and that caller. */
+/* A view that asks for exactly k times the elements its tensor holds (k from 2 to 64): every
+ * stated dimension fits the full model but the tensor is a 1/k shard, as when attention heads are
+ * split k ways by tensor parallelism and the view still counts them all. With an inferred (-1)
+ * dimension the known dimensions' product is then k times the size: a fraction of one head. */
+static int view_size(dx_job_model *jm, struct dx_scan *s)
+{
+    dx_str d;
+    long long n = cap_ll(s, "n", -1);
+    if (jm->view_shard || n <= 0 || !dx_scan_capture(s, "dims", &d) || !d.n)
+        return DDX_OK;
+    long long prod = 1;
+    int infer = 0;
+    for (size_t i = 0; i < d.n;) {
+        if (d.p[i] == ',' || d.p[i] == ' ') {
+            i++;
+            continue;
+        }
+        int neg = d.p[i] == '-';
+        long long v = 0;
+        size_t j = i + (size_t)neg;
+        for (; j < d.n && d.p[j] >= '0' && d.p[j] <= '9'; j++) {
+            if (v > (INT64_C(1) << 40))
+                return DDX_OK;
+            v = v * 10 + (d.p[j] - '0');
+        }
+        if (neg) {
+            if (v != 1 || infer++)
+                return DDX_OK;
+        } else if (v == 0 || prod > (INT64_C(1) << 50) / v) {
+            return DDX_OK;
+        } else {
+            prod *= v;
+        }
+        i = j;
+    }
+    if (prod <= n || prod % n)
+        return DDX_OK;
+    long long k = prod / n;
+    if (k < 2 || k > 64)
+        return DDX_OK;
+    jm->view_shard = (int)k;
+    snprintf(jm->view_shape, sizeof jm->view_shape, "[%.*s]",
+             (int)(d.n < sizeof jm->view_shape - 3 ? d.n : sizeof jm->view_shape - 3), d.p);
+    return DDX_OK;
+}
+
 static int tb_frame(dx_job_model *jm, struct dx_scan *s, int rank)
 {
     dx_rank *x = dx_job_rank(jm, rank);
@@ -1209,6 +1264,8 @@ int dx_job_hit(dx_job_model *jm, size_t i, struct dx_scan *s, int rank, const ch
         }
         return DDX_OK;
     }
+    case JX_VIEW_SIZE:
+        return view_size(jm, s);
     case JX_MEMBER: {
         /* each process announces its global rank once: a rank announced twice was taken by two
          * processes (each launcher task started its own set), and the world never completes */

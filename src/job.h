@@ -175,6 +175,10 @@ typedef struct dx_job_model {
        failure, the GPUs of its device list and their host(s) */
     int nt_header, nt_rows, nt_fail, nt_gpus, nt_multi_host;
     char nt_host[64];
+    /* a view() whose shape asks for exactly k times the elements its tensor holds (a shard of
+       a tensor split k ways viewed with the full head count): k, 0 none; and that shape */
+    int view_shard;
+    char view_shape[64];
 } dx_job_model;
 
 #define DX_JOB_MAX_RANK 65536

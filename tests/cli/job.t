@@ -35,3 +35,14 @@ $ diagnose --json tests/data/job/nccltests-stalled.log
 $ diagnose --json tests/data/job/nccltests-ok.log
 ? 0
 < job.nccltests_stalled
+
+# A view that asks for exactly k times the elements its tensor holds reads a 1/k shard viewed
+# whole (tensor parallelism); a view off by some other amount is an ordinary shape bug.
+$ diagnose --json tests/data/job/view-shard.log
+? 1
+> "job.view_shard": 4
+> "id": "shard-viewed-whole"
+
+$ diagnose --json tests/data/job/view-not-shard.log
+? 0
+< job.view_shard
