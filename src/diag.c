@@ -967,6 +967,12 @@ static int find_culprit(ddx_report *rep)
         snprintf(lwhy, sizeof lwhy, "srun: task %d exited with code %d; the others were stopped",
                  launcher, jm->srun_code);
     }
+    /* exit code -6 (SIGABRT) while ranks report watchdog timeouts is the watchdog taking a
+     * waiting rank down (as for job.launcher_failed_rank): the launcher saw a victim first */
+    int lcode = jm->nagent == 1 ? jm->agent_code : jm->srun_code;
+    for (size_t r = 0; r < jm->nby && launcher >= 0 && lcode == -6; r++)
+        if (jm->by_rank[r] && jm->by_rank[r]->timed_out)
+            launcher = -1;
     if (launcher >= 0)
         table = launcher;
     /* a launcher entry whose own error was a collective timeout names a rank that waited */

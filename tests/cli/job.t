@@ -46,3 +46,8 @@ $ diagnose --json tests/data/job/view-shard.log
 $ diagnose --json tests/data/job/view-not-shard.log
 ? 0
 < job.view_shard
+
+# The launcher's one failed rank exited with -6 (SIGABRT) while another rank reports a watchdog
+# timeout: the watchdog took a waiting rank down, so that rank is not blamed.
+$ diagnose --json tests/data/job/watchdog-abort-victim.log
+> "culprit_rank": null
