@@ -489,6 +489,7 @@ static const extractor extractors[] = {
     ROW("tb-egg", "/(?<pkg>" PKGS ")-" VER "-py3\\.\\d+(?:-[\\w-]+)?\\.egg/", "{pkg}.version"),
     /* quantisation config printed by transformers */
     ROW("bnb-4bit", "[\"']?load_in_4bit[\"']?[:=] ?(?<v>[Tt]rue|[Ff]alse)", "bnb.load_in_4bit"),
+    ROW("bnb-8bit", "[\"']?load_in_8bit[\"']?[:=] ?(?<v>[Tt]rue|[Ff]alse)", "bnb.load_in_8bit"),
     ROW("bnb-storage", "bnb_4bit_quant_storage[\"']?[:=] ?[\"']?(?:torch\\.)?(?<v>\\w+)",
         "bnb.quant_storage"),
 };
