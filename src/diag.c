@@ -1607,6 +1607,20 @@ int ddx_job_diagnose(ddx_job *job, int flags, ddx_report **out, ddx_error *err)
             rc = dx_facts_set(&rep->facts, "job.init_missing", v, (size_t)n,
                               "the store-based barrier's world_size and worker count", 0);
         }
+        /* Megatron's straggler reports: how far the slowest rank trails the fastest */
+        if (!rc && jm->meg_etpt_spread >= 0) {
+            int n = snprintf(v, sizeof v, "%.3f", jm->meg_etpt_spread);
+            rc = dx_facts_set(&rep->facts, "straggler.etpt_spread", v, (size_t)n,
+                              "Megatron's straggler report: 1 - MnEtpt / MxEtpt, the widest "
+                              "report",
+                              0);
+        }
+        if (!rc && jm->meg_rtt_spread >= 0) {
+            int n = snprintf(v, sizeof v, "%.3f", jm->meg_rtt_spread);
+            rc = dx_facts_set(&rep->facts, "straggler.rtt_spread", v, (size_t)n,
+                              "Megatron's straggler report: MxRtt / MnRtt - 1, the widest report",
+                              0);
+        }
         if (!rc && jm->view_shard) {
             int n = snprintf(v, sizeof v, "%d", jm->view_shard);
             char why[160];

@@ -233,6 +233,18 @@ int dx_facts_derive(dx_facts *f)
         if (rc)
             return rc;
     }
+    /* under an accelerate FSDP config, its mixed_precision is the policy FSDP applies */
+    const dx_fact *mp = dx_facts_get(f, "accelerate.mixed_precision");
+    if (dt && !strcmp(dt->value, "FSDP") && mp && !dx_facts_get(f, "fsdp.mixed_precision")) {
+        char *path = dx_strdup(mp->path), *val = dx_strdup(mp->value);
+        uint64_t line = mp->line;
+        int rc = path && val ? dx_facts_set(f, "fsdp.mixed_precision", val, strlen(val), path, line)
+                             : DDX_ENOMEM;
+        dx_free(path);
+        dx_free(val);
+        if (rc)
+            return rc;
+    }
     return DDX_OK;
 }
 
@@ -466,6 +478,12 @@ static const extractor extractors[] = {
     ROW("megatron-flag-tp", "--tensor-model-parallel-size[= ](?<v>\\d+)",
         "megatron.tensor_model_parallel_size"),
     HAS("megatron-flag-sp", "--sequence-parallel(?:[ \\t\\\\]|$)", "megatron.sequence_parallel"),
+    /* "using world size: 2, data-parallel size: 1, ..., pipeline-model-parallel size: 2,
+     * encoder-pipeline-model-parallel size: 0" (megatron/training/arguments.py) */
+    ROW("megatron-world-pp", "[ ,]pipeline-model-parallel size: (?<v>\\d+)",
+        "megatron.pipeline_model_parallel_size"),
+    ROW("megatron-flag-pp", "--pipeline-model-parallel-size[= ](?<v>\\d+)",
+        "megatron.pipeline_model_parallel_size"),
     /* Hugging Face TrainingArguments printed in logs, or given as flags or YAML keys
      * (ddp_find_unused_parameters=None leaves it to the Trainer: on unless the model uses
      * gradient checkpointing, so it sets no fact) */

@@ -30,6 +30,7 @@ void dx_job_model_init(dx_job_model *jm)
     jm->agent_rank = -1;
     jm->dump_from = -1;
     jm->busy_rank = -1;
+    jm->meg_etpt_spread = jm->meg_rtt_spread = -1;
     jm->srun_rank = -1;
 }
 
@@ -980,6 +981,10 @@ int dx_job_hit(dx_job_model *jm, size_t i, struct dx_scan *s, int rank, const ch
         } else if (mnrtt > 0 && mxrtt > 0 && (ratio = mnrtt / mxrtt) < 0.75)
             slow = cap_ll(s, "mxr", -1);
         jm->meg_reports++;
+        if (mne > 0 && mxe > 0 && 1 - mne / mxe > jm->meg_etpt_spread)
+            jm->meg_etpt_spread = 1 - mne / mxe;
+        if (mnrtt > 0 && mxrtt > 0 && mxrtt / mnrtt - 1 > jm->meg_rtt_spread)
+            jm->meg_rtt_spread = mxrtt / mnrtt - 1;
         dx_rank *x = dx_job_rank(jm, (int)(slow >= 0 && slow < DX_JOB_MAX_RANK ? slow : -1));
         if (x) {
             x->meg_votes++;

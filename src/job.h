@@ -148,7 +148,10 @@ typedef struct dx_job_model {
     int coll_rank; /* the rank alone in a different collective in the tracebacks */
     int eval_coll; /* ... called from an evaluation function */
     char coll_why[300];
-    int meg_reports;     /* Megatron straggler-detector report lines */
+    int meg_reports; /* Megatron straggler-detector report lines */
+    /* the widest spreads any of them showed: 1 - min/max throughput, max/min round trip - 1
+       (-1 none) */
+    double meg_etpt_spread, meg_rtt_spread;
     char coll_host[64];  /* the host of NCCL COLL lines, "" until one is seen */
     int coll_multi_host; /* COLL lines came from more than one host */
     int straggler;       /* the slowest flagged rank, -1 none */

@@ -51,3 +51,8 @@ $ diagnose --json tests/data/job/view-not-shard.log
 # timeout: the watchdog took a waiting rank down, so that rank is not blamed.
 $ diagnose --json tests/data/job/watchdog-abort-victim.log
 > "culprit_rank": null
+
+# Megatron's straggler reports give the spread between the slowest and fastest rank.
+$ diagnose --json references/examples/silent-straggler/constructed-megatron-throttled-rank.log
+> "straggler.etpt_spread": "0.118"
+> "straggler.rtt_spread": "0.130"
