@@ -390,6 +390,10 @@ static const extractor extractors[] = {
     ROW("nvidia-smi-mem", "^\\|.*\\d+MiB / +(?<v>\\d+)MiB \\|", "gpu.memory_mib"),
     /* nvidia-smi -q: the first "Total" is the first GPU's "FB Memory Usage" (BAR1 comes after) */
     ROW("nvidia-smi-q-count", "^Attached GPUs[ \\t]+: (?<v>\\d+)", "gpu.count"),
+    /* torch.cuda's capability warning names the GPU: "NVIDIA GeForce RTX 5090 with CUDA
+     * capability sm_120 is not compatible with the current PyTorch installation." */
+    ROW("torch-capability-gpu", "^(?<v>NVIDIA [^\\r\\n]+?) with CUDA capability sm_\\d+",
+        "gpu.model"),
     ROW("nvidia-smi-q-name", "^[ \\t]+Product Name[ \\t]+: (?<v>\\S.*?)[ \\t\\r]*$", "gpu.model"),
     ROW("nvidia-smi-q-mem", "^[ \\t]+Total[ \\t]+: (?<v>\\d+) MiB", "gpu.memory_mib"),
     /* CUDA out-of-memory messages: "GPU 0 has a total capacity of 79.15 GiB" (2.1+, "capacty" in
