@@ -1621,6 +1621,11 @@ int ddx_job_diagnose(ddx_job *job, int flags, ddx_report **out, ddx_error *err)
                               "Megatron's straggler report: MxRtt / MnRtt - 1, the widest report",
                               0);
         }
+        /* some NCCL processes chose InfiniBand and others sockets: their connections cannot
+         * meet (a node without a usable IB device, or NCCL_IB_DISABLE set on some nodes) */
+        if (!rc && jm->nets == 3)
+            rc = dx_facts_set(&rep->facts, "job.net_mixed", "IB and Socket", 13,
+                              "NCCL's \"Using network\" lines of different processes", 0);
         if (!rc && jm->view_shard) {
             int n = snprintf(v, sizeof v, "%d", jm->view_shard);
             char why[160];

@@ -335,8 +335,10 @@ static const extractor extractors[] = {
      * pytorch", collect_env "[pip3] torch==2.1.0" / "[conda] torch 2.1.0 ..." */
     ROW("pip-package", "^(?:\\[(?:pip3?|conda)\\] )?(?<pkg>" PKGS ")(?:==| +|: *)" VER "(?:\\s|$)",
         "{pkg}.version"),
-    /* Lightning's bug-report environment: "\t- torch:             1.12.1" */
+    /* Lightning's bug-report environment: "\t- torch:             1.12.1", and the same list with
+     * "*" bullets in issue templates ("* deepspeed: 0.9.2") */
     ROW("lightning-env", "^[ \\t]*- (?<pkg>" PKGS "): +" VER "(?:[ \\t\\r]|$)", "{pkg}.version"),
+    ROW("star-env", "^[ \\t]*\\* (?<pkg>" PKGS "): +" VER "(?:[ \\t\\r]|$)", "{pkg}.version"),
     /* python -m torch.utils.collect_env */
     ROW("collect-env-torch", "^PyTorch version: " VER, "torch.version"),
     ROW("collect-env-cuda", "^CUDA used to build PyTorch: (?<v>\\d+\\.\\d+)", "cuda.version"),
@@ -373,6 +375,13 @@ static const extractor extractors[] = {
         "^[ \\t]*-?[ \\t]*(?:NVIDIA |Nvidia |nvidia )?(?:[Dd]river(?: [Vv]ersion)?|驱动(?:版本)?)[ \\t]*"
         "(?::|：)[ \\t]*(?<v>\\d{3}\\.\\d+(?:\\.\\d+)?)",
         "cuda.driver_version"),
+    /* hardware and NCCL typed into a report by hand: "- GPU: 8x H200 (Driver: 550.90.07)",
+     * "- NCCL:  v2.23.4" */
+    ROW("hand-gpu",
+        "^[ \\t]*-?[ \\t]*GPUs?:[ \\t]*(?:\\d+ ?[xX] ?)?(?<v>(?:NVIDIA )?[A-Z][\\w-]*(?: [\\w-]+)*?)"
+        "[ \\t]*(?:\\(|,|$)",
+        "gpu.model"),
+    ROW("hand-nccl", "^[ \\t]*-?[ \\t]*NCCL:[ \\t]*v?(?<v>2\\.\\d+\\.\\d+)", "nccl.version"),
     /* nvidia-smi */
     ROW("nvidia-smi-driver", "Driver Version[ \\t]*: (?<v>\\d+(?:\\.\\d+)+)",
         "cuda.driver_version"),

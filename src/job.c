@@ -403,7 +403,8 @@ enum {
     JX_NT_ROW,
     JX_NT_FAIL,
     JX_NT_DEVICE,
-    JX_VIEW_SIZE
+    JX_VIEW_SIZE,
+    JX_NCCL_NET
 };
 
 static const dx_signal extractors[] = {
@@ -700,6 +701,10 @@ static const dx_signal extractors[] = {
                       "aten/src/ATen/InferSize.h (infer_size_impl: \"shape '[...]' is invalid for "
                       "input of size N\")",
                       0},
+    /* the network transport each NCCL process chose */
+    [JX_NCCL_NET] = {"job-nccl-net", DX_ROLE_NOISE, 0,
+                     "NCCL INFO Using network (?<net>IB|Socket)\\b",
+                     "nccl src/net.cc, src/init.cc (INFO \"Using network %s\")", 0},
 };
 
 size_t dx_job_extractor_count(void) { return DX_ARRAY_LEN(extractors); }
@@ -1271,6 +1276,12 @@ int dx_job_hit(dx_job_model *jm, size_t i, struct dx_scan *s, int rank, const ch
     }
     case JX_VIEW_SIZE:
         return view_size(jm, s);
+    case JX_NCCL_NET: {
+        dx_str net;
+        if (dx_scan_capture(s, "net", &net) && net.n)
+            jm->nets |= net.p[0] == 'I' ? 1 : 2;
+        return DDX_OK;
+    }
     case JX_MEMBER: {
         /* each process announces its global rank once: a rank announced twice was taken by two
          * processes (each launcher task started its own set), and the world never completes */

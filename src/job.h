@@ -182,6 +182,8 @@ typedef struct dx_job_model {
        a tensor split k ways viewed with the full head count): k, 0 none; and that shape */
     int view_shard;
     char view_shape[64];
+    /* NCCL's "Using network X" lines: 1 IB seen, 2 Socket seen (both: the ranks disagree) */
+    int nets;
 } dx_job_model;
 
 #define DX_JOB_MAX_RANK 65536

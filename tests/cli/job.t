@@ -56,3 +56,8 @@ $ diagnose --json tests/data/job/watchdog-abort-victim.log
 $ diagnose --json references/examples/silent-straggler/constructed-megatron-throttled-rank.log
 > "straggler.etpt_spread": "0.118"
 > "straggler.rtt_spread": "0.130"
+
+# Some NCCL processes chose InfiniBand and others sockets: the transports of the job differ.
+$ diagnose --json tests/corpus/nccl-041/log.txt
+> "job.net_mixed": "IB and Socket"
+> "id": "transports-differ"
