@@ -333,7 +333,7 @@ typedef struct extractor {
 static const extractor extractors[] = {
     /* pip freeze "torch==2.1.0", pip list "torch   2.1.0", conda list "torch  2.1.0  py3.10_cuda12.1_0
      * pytorch", collect_env "[pip3] torch==2.1.0" / "[conda] torch 2.1.0 ..." */
-    ROW("pip-package", "^(?:\\[(?:pip3?|conda)\\] )?(?<pkg>" PKGS ")(?:==| +|: *)" VER "(?:\\s|$)",
+    ROW("pip-package", "^(?:\\[(?:pip3?|conda)\\] )?(?<pkg>" PKGS ")(?:==?| +|: *)" VER "(?:\\s|$)",
         "{pkg}.version"),
     /* Lightning's bug-report environment: "\t- torch:             1.12.1", and the same list with
      * "*" bullets in issue templates ("* deepspeed: 0.9.2") */
@@ -505,7 +505,8 @@ static const extractor extractors[] = {
     ROW("ta-gc", "(?:^|[ ,(])gradient_checkpointing=(?<v>True|False)",
         "trainer.gradient_checkpointing"),
     ROW("ta-timeout", "(?:--)?ddp_timeout(?:=|: | )(?<v>\\d+)", "trainer.ddp_timeout_s"),
-    ROW("ta-deepspeed", "(?:^|[ ,(])deepspeed=(?!None(?:[,)\\s]|$))(?<v>[^=,)\\s][^,)\\s]*)",
+    ROW("ta-deepspeed",
+        "(?:^|[ ,(])deepspeed=(?!None(?:[,)\\s]|$))(?!\\d+\\.\\d)(?<v>[^=,)\\s][^,)\\s]*)",
         "trainer.deepspeed"),
     /* frameworks present in tracebacks */
     HAS("tb-deepspeed", "(?:site|dist)-packages/deepspeed/", "deepspeed.in_traceback"),
