@@ -508,6 +508,10 @@ static const extractor extractors[] = {
     ROW("ta-deepspeed",
         "(?:^|[ ,(])deepspeed=(?!None(?:[,)\\s]|$))(?!\\d+\\.\\d)(?<v>[^=,)\\s][^,)\\s]*)",
         "trainer.deepspeed"),
+    /* verl's Hydra overrides: "actor_rollout_ref.actor.fsdp_config.param_offload=True",
+     * "...fsdp_config.offload_policy=True" (FSDP2) */
+    ROW("verl-offload", "fsdp_config\\.(?:offload_policy|param_offload)=(?<v>[Tt]rue|[Ff]alse)\\b",
+        "fsdp.cpu_offload"),
     /* frameworks present in tracebacks */
     HAS("tb-deepspeed", "(?:site|dist)-packages/deepspeed/", "deepspeed.in_traceback"),
     HAS("tb-accelerate", "(?:site|dist)-packages/accelerate/", "accelerate.in_traceback"),
