@@ -61,3 +61,8 @@ $ diagnose --json references/examples/silent-straggler/constructed-megatron-thro
 $ diagnose --json tests/corpus/nccl-041/log.txt
 > "job.net_mixed": "IB and Socket"
 > "id": "transports-differ"
+
+# A bare NCCL system error on a single-node job: /dev/shm is read before the network transports.
+$ diagnose tests/data/job/system-error-one-node.log
+? 1
+> nccl-shm-too-small  /dev/shm is too small
