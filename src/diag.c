@@ -939,6 +939,18 @@ static int add_culprit_signal(ddx_report *rep, const char *fmt, ...)
  *   3. torchelastic's "Root Cause (first observed failure)" entry (a signal-killed worker has
  *      no error file, so its "first observed" time is when the agent noticed: least reliable).
  * The first that names a single rank decides; the others are reported as agreeing or not. */
+/* The launcher's one failed rank exited with -6 (SIGABRT) while ranks report watchdog timeouts:
+ * the watchdog took a waiting rank down, so the launcher saw a victim first, not the cause. */
+static int launcher_saw_victim(const dx_job_model *jm)
+{
+    if ((jm->nagent == 1 ? jm->agent_code : jm->srun_code) != -6)
+        return 0;
+    for (size_t r = 0; r < jm->nby; r++)
+        if (jm->by_rank[r] && jm->by_rank[r]->timed_out)
+            return 1;
+    return 0;
+}
+
 static int find_culprit(ddx_report *rep)
 {
     dx_job_model *jm = &rep->job;
@@ -967,12 +979,8 @@ static int find_culprit(ddx_report *rep)
         snprintf(lwhy, sizeof lwhy, "srun: task %d exited with code %d; the others were stopped",
                  launcher, jm->srun_code);
     }
-    /* exit code -6 (SIGABRT) while ranks report watchdog timeouts is the watchdog taking a
-     * waiting rank down (as for job.launcher_failed_rank): the launcher saw a victim first */
-    int lcode = jm->nagent == 1 ? jm->agent_code : jm->srun_code;
-    for (size_t r = 0; r < jm->nby && launcher >= 0 && lcode == -6; r++)
-        if (jm->by_rank[r] && jm->by_rank[r]->timed_out)
-            launcher = -1;
+    if (launcher_saw_victim(jm))
+        launcher = -1;
     if (launcher >= 0)
         table = launcher;
     /* a launcher entry whose own error was a collective timeout names a rank that waited */
@@ -1545,12 +1553,8 @@ int ddx_job_diagnose(ddx_job *job, int flags, ddx_report **out, ddx_error *err)
         /* an exception printed without a rank is most likely that rank's own error */
         if (jm->unranked_exc)
             lr = -1;
-        /* exit code -6 (SIGABRT) while ranks report watchdog timeouts is a watchdog taking a
-         * waiting rank down: the launcher saw a victim first, not the cause */
-        int lcode = jm->nagent == 1 ? jm->agent_code : jm->srun_code;
-        for (size_t r = 0; r < jm->nby && lr >= 0 && lcode == -6; r++)
-            if (jm->by_rank[r] && jm->by_rank[r]->timed_out)
-                lr = -1;
+        if (launcher_saw_victim(jm))
+            lr = -1;
         /* only when that rank's own error is not in the inputs: then its log is what to read */
         if (lr >= 0 && (size_t)lr < jm->nby && jm->by_rank[lr] &&
             (jm->by_rank[lr]->first_exception || jm->by_rank[lr]->first_error ||

@@ -209,43 +209,40 @@ static int regex_matches(const char *pattern, const char *value)
     return rc >= 0;
 }
 
+/* Sets name, when it is not known yet, from the fact src (its path and line; value NULL takes
+ * src's value). Both are copied first: setting a fact may move the others. */
+static int derive_fact(dx_facts *f, const char *name, const dx_fact *src, const char *value)
+{
+    if (!src || dx_facts_get(f, name))
+        return DDX_OK;
+    char *path = dx_strdup(src->path), *val = dx_strdup(value ? value : src->value);
+    uint64_t line = src->line;
+    int rc = path && val ? dx_facts_set(f, name, val, strlen(val), path, line) : DDX_ENOMEM;
+    dx_free(path);
+    dx_free(val);
+    return rc;
+}
+
 int dx_facts_derive(dx_facts *f)
 {
+    int rc = DDX_OK;
     /* the watchdog prints milliseconds; references reason in seconds */
     const dx_fact *ms = dx_facts_get(f, "nccl.timeout_ms");
-    if (ms && !dx_facts_get(f, "nccl.timeout_s")) {
+    if (ms) {
         char buf[32];
-        int n = snprintf(buf, sizeof buf, "%lld", strtoll(ms->value, NULL, 10) / 1000);
-        char *path = dx_strdup(ms->path);
-        uint64_t line = ms->line;
-        int rc = path ? dx_facts_set(f, "nccl.timeout_s", buf, (size_t)n, path, line) : DDX_ENOMEM;
-        dx_free(path);
-        if (rc)
-            return rc;
+        snprintf(buf, sizeof buf, "%lld", strtoll(ms->value, NULL, 10) / 1000);
+        rc = derive_fact(f, "nccl.timeout_s", ms, buf);
     }
-    /* an accelerate FSDP config without fsdp_version runs FSDP1 (accelerate's default) */
     const dx_fact *dt = dx_facts_get(f, "accelerate.distributed_type");
-    if (dt && !strcmp(dt->value, "FSDP") && !dx_facts_get(f, "fsdp.version")) {
-        char *path = dx_strdup(dt->path);
-        uint64_t line = dt->line;
-        int rc = path ? dx_facts_set(f, "fsdp.version", "1", 1, path, line) : DDX_ENOMEM;
-        dx_free(path);
-        if (rc)
-            return rc;
-    }
+    int fsdp = dt && !strcmp(dt->value, "FSDP");
+    /* an accelerate FSDP config without fsdp_version runs FSDP1 (accelerate's default) */
+    if (!rc && fsdp)
+        rc = derive_fact(f, "fsdp.version", dx_facts_get(f, "accelerate.distributed_type"), "1");
     /* under an accelerate FSDP config, its mixed_precision is the policy FSDP applies */
-    const dx_fact *mp = dx_facts_get(f, "accelerate.mixed_precision");
-    if (dt && !strcmp(dt->value, "FSDP") && mp && !dx_facts_get(f, "fsdp.mixed_precision")) {
-        char *path = dx_strdup(mp->path), *val = dx_strdup(mp->value);
-        uint64_t line = mp->line;
-        int rc = path && val ? dx_facts_set(f, "fsdp.mixed_precision", val, strlen(val), path, line)
-                             : DDX_ENOMEM;
-        dx_free(path);
-        dx_free(val);
-        if (rc)
-            return rc;
-    }
-    return DDX_OK;
+    if (!rc && fsdp)
+        rc = derive_fact(f, "fsdp.mixed_precision", dx_facts_get(f, "accelerate.mixed_precision"),
+                         NULL);
+    return rc;
 }
 
 int dx_cond_eval(const dx_cond *c, dx_facts *f, dx_fact **used)

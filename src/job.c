@@ -800,8 +800,6 @@ static int frame_in_collective(const dx_str *fn, const dx_str *file)
     return 0;
 }
 
-/* A traceback frame: remember the innermost frame outside torch; the first time a rank's
- * traceback enters a collective of distributed_c10d, record the collective and that caller. */
 /* A view that asks for exactly k times the elements its tensor holds (k from 2 to 64): every
  * stated dimension fits the full model but the tensor is a 1/k shard, as when attention heads are
  * split k ways by tensor parallelism and the view still counts them all. With an inferred (-1)
@@ -809,33 +807,28 @@ static int frame_in_collective(const dx_str *fn, const dx_str *file)
 static int view_size(dx_job_model *jm, struct dx_scan *s)
 {
     dx_str d;
+    char dims[128];
     long long n = cap_ll(s, "n", -1);
-    if (jm->view_shard || n <= 0 || !dx_scan_capture(s, "dims", &d) || !d.n)
+    if (jm->view_shard || n <= 0 || !dx_scan_capture(s, "dims", &d) || !d.n || d.n >= sizeof dims)
         return DDX_OK;
+    memcpy(dims, d.p, d.n);
+    dims[d.n] = 0;
     long long prod = 1;
     int infer = 0;
-    for (size_t i = 0; i < d.n;) {
-        if (d.p[i] == ',' || d.p[i] == ' ') {
-            i++;
-            continue;
-        }
-        int neg = d.p[i] == '-';
-        long long v = 0;
-        size_t j = i + (size_t)neg;
-        for (; j < d.n && d.p[j] >= '0' && d.p[j] <= '9'; j++) {
-            if (v > (INT64_C(1) << 40))
-                return DDX_OK;
-            v = v * 10 + (d.p[j] - '0');
-        }
-        if (neg) {
-            if (v != 1 || infer++)
+    for (char *p = dims, *e; *p; p = e) {
+        while (*p == ',' || *p == ' ')
+            p++;
+        long long v = strtoll(p, &e, 10);
+        if (e == p || v > (INT64_C(1) << 40))
+            return DDX_OK;
+        if (v < 0) {
+            if (v != -1 || infer++)
                 return DDX_OK;
         } else if (v == 0 || prod > (INT64_C(1) << 50) / v) {
             return DDX_OK;
         } else {
             prod *= v;
         }
-        i = j;
     }
     if (prod <= n || prod % n)
         return DDX_OK;
@@ -848,6 +841,8 @@ static int view_size(dx_job_model *jm, struct dx_scan *s)
     return DDX_OK;
 }
 
+/* A traceback frame: remember the innermost frame outside torch; the first time a rank's
+ * traceback enters a collective of distributed_c10d, record the collective and that caller. */
 static int tb_frame(dx_job_model *jm, struct dx_scan *s, int rank)
 {
     dx_rank *x = dx_job_rank(jm, rank);
