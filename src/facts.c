@@ -379,6 +379,12 @@ static const extractor extractors[] = {
         "[ \\t]*(?:\\(|,|$)",
         "gpu.model"),
     ROW("hand-nccl", "^[ \\t]*-?[ \\t]*NCCL:[ \\t]*v?(?<v>2\\.\\d+\\.\\d+)", "nccl.version"),
+    /* the PyTorch version typed alone on a line: "PyTorch 2.5", "torch: 2.4.1", "- PyTorch version:
+     * 2.5.1+cu121" (nothing else on the line, so prose that names a version is not read) */
+    ROW("hand-torch",
+        "^[ \\t]*-?[ \\t]*(?:PyTorch|Pytorch|pytorch|[Tt]orch)(?: [Vv]ersion)?[ \\t]*(?::|：|==|=)?[ \\t]*v?"
+        "(?<v>[12]\\.\\d+(?:\\.\\d+)?(?:\\+[\\w.]+)?)[ \\t\\r]*$",
+        "torch.version"),
     /* nvidia-smi */
     ROW("nvidia-smi-driver", "Driver Version[ \\t]*: (?<v>\\d+(?:\\.\\d+)+)",
         "cuda.driver_version"),
@@ -707,6 +713,27 @@ static const struct {
     {"sequence_parallel", "megatron.sequence_parallel"},
 };
 
+/* An environment variable set in a YAML config: Ray's runtime_env ("env_vars: {NCCL_DEBUG:
+ * INFO}", alone or under runtime_env:), as verl, OpenRLHF and EasyR1 jobs pass them. The name is
+ * the last key after an "env_vars" component, in the shell's form (upper case, digits, _). */
+static const char *yaml_env_name(const char *key)
+{
+    const char *p = key;
+    while ((p = strstr(p, "env_vars."))) {
+        if (p == key || p[-1] == '.') {
+            const char *name = p + strlen("env_vars.");
+            if (!*name || strchr(name, '.') || !(isupper((unsigned char)*name) || *name == '_'))
+                return NULL;
+            for (const char *c = name; *c; c++)
+                if (!isupper((unsigned char)*c) && !isdigit((unsigned char)*c) && *c != '_')
+                    return NULL;
+            return name;
+        }
+        p++;
+    }
+    return NULL;
+}
+
 static void yaml_walk(yaml_document_t *doc, yaml_node_t *n, char *key, size_t klen, dx_facts *f,
                       const char *path, int depth)
 {
@@ -717,6 +744,13 @@ static void yaml_walk(yaml_document_t *doc, yaml_node_t *n, char *key, size_t kl
         if (n->data.scalar.style == YAML_PLAIN_SCALAR_STYLE &&
             (!strcmp(sv, "null") || !strcmp(sv, "Null") || !strcmp(sv, "NULL") || !strcmp(sv, "~")))
             return; /* "main_process_ip: null" sets nothing */
+        const char *env = yaml_env_name(key);
+        if (env) {
+            char name[160];
+            snprintf(name, sizeof name, "env.%s", env);
+            dx_facts_set(f, name, sv, n->data.scalar.length, path, n->start_mark.line + 1);
+            return;
+        }
         for (size_t i = 0; i < DX_ARRAY_LEN(yaml_keys); i++)
             if (!strcmp(yaml_keys[i].key, key)) {
                 dx_facts_set(f, yaml_keys[i].fact, (const char *)n->data.scalar.value,
