@@ -822,13 +822,30 @@ static int differential(const ddx_report *rep, size_t i)
     return 0;
 }
 
+/* Whether a known-harmless line (a signal of a noise reference) is the line read at seq. */
+static int is_noise_line(const ddx_report *rep, uint64_t seq)
+{
+    const ddx_kb *kb = rep->kb;
+    for (size_t s = 0; s < kb->nsig; s++) {
+        if (!DX_SIG_IS_REF(kb->sig_ref[s]) || kb->sigs[s]->role != DX_ROLE_NOISE)
+            continue;
+        const dx_sighits *h = hits_of(rep, s);
+        for (size_t k = 0; k < h->nev; k++)
+            if (h->ev[k].seq == seq)
+                return 1;
+    }
+    return 0;
+}
+
 /* Whether a finding rests on a failure line of its own (a root or symptom line that counts for
- * it), not only on launcher wrappers, context facts or timing. */
-static int has_failure_line(const dx_finding *f)
+ * it), not only on launcher wrappers, context facts, timing or lines the harmless catalogue
+ * knows (ZeRO-3's "Invalidate trace cache" is a symptom of some hangs, and by itself noise). */
+static int has_failure_line(const ddx_report *rep, const dx_finding *f)
 {
     for (size_t k = 0; k < f->nevid; k++)
         if (f->evid[k].weight > 0 &&
-            (f->evid[k].sig->role == DX_ROLE_ROOT || f->evid[k].sig->role == DX_ROLE_SYMPTOM))
+            (f->evid[k].sig->role == DX_ROLE_ROOT || f->evid[k].sig->role == DX_ROLE_SYMPTOM) &&
+            !is_noise_line(rep, f->evid[k].ev->seq))
             return 1;
     return 0;
 }
@@ -904,7 +921,7 @@ static int score_all(ddx_report *rep)
     /* A log with a failure line that no candidate explains well: say what it could be, weakly
      * (the few best readings of that line, each marked possible), rather than nothing. */
     for (size_t i = 0; !rep->all && rep->nkept == i && i < rep->nf && i < DX_WEAK_MAX; i++) {
-        if (rep->f[i].confidence < DX_DIFF_MIN || !has_failure_line(&rep->f[i]))
+        if (rep->f[i].confidence < DX_DIFF_MIN || !has_failure_line(rep, &rep->f[i]))
             break;
         rep->nkept++;
     }
