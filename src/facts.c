@@ -335,6 +335,9 @@ static const extractor extractors[] = {
     /* Lightning's bug-report environment: "\t- torch:             1.12.1", and the same list with
      * "*" bullets in issue templates ("* deepspeed: 0.9.2") */
     ROW("lightning-env", "^[ \\t]*- (?<pkg>" PKGS "): +" VER "(?:[ \\t\\r]|$)", "{pkg}.version"),
+    /* the same list typed into an issue template with bold names: "- **torch**: 2.12.0+cu130" */
+    ROW("bold-env", "^[ \\t]*[-*] \\*\\*(?<pkg>" PKGS ")\\*\\*: +" VER "(?:[ \\t\\r]|$)",
+        "{pkg}.version"),
     ROW("star-env", "^[ \\t]*\\* (?<pkg>" PKGS "): +" VER "(?:[ \\t\\r]|$)", "{pkg}.version"),
     /* python -m torch.utils.collect_env */
     ROW("collect-env-torch", "^PyTorch version: " VER, "torch.version"),
@@ -375,9 +378,11 @@ static const extractor extractors[] = {
     /* hardware and NCCL typed into a report by hand: "- GPU: 8x H200 (Driver: 550.90.07)",
      * "- NCCL:  v2.23.4" */
     ROW("hand-gpu",
-        "^[ \\t]*-?[ \\t]*GPUs?:[ \\t]*(?:\\d+ ?[xX] ?)?(?<v>(?:NVIDIA )?[A-Z][\\w-]*(?: [\\w-]+)*?)"
-        "[ \\t]*(?:\\(|,|$)",
+        "^[ \\t]*-?[ \\t]*(?:\\*\\*)?GPUs?(?:\\*\\*)?:[ \\t]*(?:\\d+ ?[xX] ?)?"
+        "(?<v>(?:NVIDIA )?[A-Z][\\w-]*(?: [\\w-]+)*?)[ \\t]*(?:\\(|,|$)",
         "gpu.model"),
+    ROW("hand-gpu-count",
+        "^[ \\t]*-?[ \\t]*(?:\\*\\*)?GPUs?(?:\\*\\*)?:[ \\t]*(?<v>\\d+) ?[xX] ?[A-Z]", "gpu.count"),
     ROW("hand-nccl", "^[ \\t]*-?[ \\t]*NCCL:[ \\t]*v?(?<v>2\\.\\d+\\.\\d+)", "nccl.version"),
     /* the PyTorch version typed alone on a line: "PyTorch 2.5", "torch: 2.4.1", "- PyTorch version:
      * 2.5.1+cu121" (nothing else on the line, so prose that names a version is not read) */
