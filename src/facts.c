@@ -223,9 +223,33 @@ static int derive_fact(dx_facts *f, const char *name, const dx_fact *src, const 
     return rc;
 }
 
+/* torch 1.x printed NCCL's version code (major*10000 + minor*100 + patch from 2.9 on) as if it
+ * were major*1000 + minor*100 + patch, so NCCL 2.11.4 (21104) shows as "NCCL version 21.1.4" and
+ * 2.10.3 as "21.0.3": read such a value back as the release it is. */
+static int nccl_version_fixup(dx_facts *f)
+{
+    dx_fact *x = dx_facts_get(f, "nccl.version");
+    int major, minor, patch, n = 0;
+    if (!x || sscanf(x->value, "%d.%d.%d%n", &major, &minor, &patch, &n) != 3 || major < 20 ||
+        major > 99 || minor > 9 || patch > 99)
+        return DDX_OK;
+    long code = major * 1000L + minor * 100L + patch;
+    char buf[48];
+    snprintf(buf, sizeof buf, "%ld.%ld.%ld%s", code / 10000, code % 10000 / 100, code % 100,
+             x->value + n);
+    char *v = dx_strdup(buf);
+    if (!v)
+        return DDX_ENOMEM;
+    dx_free(x->value);
+    x->value = v;
+    return DDX_OK;
+}
+
 int dx_facts_derive(dx_facts *f)
 {
-    int rc = DDX_OK;
+    int rc = nccl_version_fixup(f);
+    if (rc)
+        return rc;
     /* the watchdog prints milliseconds; references reason in seconds */
     const dx_fact *ms = dx_facts_get(f, "nccl.timeout_ms");
     if (ms) {
