@@ -326,6 +326,14 @@ static int parse_check(parse_ctx *c, yaml_node_t *m, void *dst)
             seen = 1;
             d->cond.op = DX_OP_EQUALS;
             rc = get_str(c, v, key, &d->cond.value);
+            /* "expect: exists" would compare the fact's value with the word "exists" */
+            if (!rc && d->cond.value &&
+                (!strcmp(d->cond.value, "exists") || !strcmp(d->cond.value, "range") ||
+                 !strcmp(d->cond.value, "matches") || strchr("<>", d->cond.value[0])))
+                return fail_at(c, v,
+                               "expect compares the fact's value; to test an operator write "
+                               "it as the key (exists: true, range: '>=2', matches: ...), not",
+                               d->cond.value);
         } else if ((rc = cond_key(c, key, v, &d->cond, &seen)) == 1)
             return fail_at(c, k, "unknown key in check:", key);
         if (rc)

@@ -86,6 +86,11 @@ static void test_parse_errors(void **state)
     expect_error("---\nid: [x\n---\n", "YAML error");
     expect_error("---\nid: x\nsignals:\n  - id: s\n    role: root\n    pattern: a\n---\n",
                  "without a weight");
+    expect_error("---\nid: x\nchecks:\n  - says: s\n    fact: env.X\n    expect: exists\n---\n",
+                 "test/x-ref.md:6: expect compares the fact's value");
+    expect_error(
+        "---\nid: x\nchecks:\n  - says: s\n    fact: torch.version\n    expect: '>=2'\n---\n",
+        "test/x-ref.md:6: expect compares the fact's value");
 }
 
 static void test_lint_rules(void **state)
