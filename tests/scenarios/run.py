@@ -36,6 +36,7 @@ import argparse
 import concurrent.futures
 import json
 import os
+import random
 import shutil
 import signal
 import socket
@@ -92,7 +93,36 @@ def _kill_all_groups():
         _kill_group(pgid, grace=0.5)
 
 
+_ports_lock = threading.Lock()
+_ports_given = set()
+
+
+def _ephemeral_low():
+    try:
+        with open("/proc/sys/net/ipv4/ip_local_port_range") as f:
+            return int(f.read().split()[0])
+    except (OSError, ValueError, IndexError):
+        return 32768
+
+
 def free_port():
+    """A MASTER_PORT for one scenario: below the kernel's ephemeral range, so that no socket the
+    running jobs open (NCCL, gloo and store clients bind port 0) can be handed the same port
+    between this check and torchrun's bind; not given to another scenario of this run; free now."""
+    hi = _ephemeral_low()
+    lo = max(1024, hi - 12000)
+    with _ports_lock:
+        for _ in range(500):
+            port = random.randrange(lo, hi)
+            if port in _ports_given:
+                continue
+            with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+                try:
+                    s.bind(("127.0.0.1", port))
+                except OSError:
+                    continue
+            _ports_given.add(port)
+            return port
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
