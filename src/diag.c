@@ -33,8 +33,7 @@
 #define DX_KEEP_MIN 0.25 /* a candidate below this confidence is reported only with --all */
 #define DX_KEEP_MAX 5
 #define DX_DIFF_MIN 0.08 /* the least confidence of a differential alternative (differential()) */
-
-#define DX_WEAK_MAX 3
+#define DX_WEAK_MAX 3    /* the most weak readings of a log no candidate explains well */
 #define DX_TIMELINE_MAX 60
 #define DX_CONFIG_MAX (16u << 20)
 #define DX_FRDUMP_MAX (256u << 20) /* one rank's flight-recorder dump */

@@ -356,13 +356,14 @@ static const extractor extractors[] = {
      * pytorch", collect_env "[pip3] torch==2.1.0" / "[conda] torch 2.1.0 ..." */
     ROW("pip-package", "^(?:\\[(?:pip3?|conda)\\] )?(?<pkg>" PKGS ")(?:==?| +|: *)" VER "(?:\\s|$)",
         "{pkg}.version"),
-    /* Lightning's bug-report environment: "\t- torch:             1.12.1", and the same list with
-     * "*" bullets in issue templates ("* deepspeed: 0.9.2") */
+    /* Lightning's bug-report environment: "\t- torch:             1.12.1" */
     ROW("lightning-env", "^[ \\t]*- (?<pkg>" PKGS "): +" VER "(?:[ \\t\\r]|$)", "{pkg}.version"),
-    /* the same list typed into an issue template with bold names: "- **torch**: 2.12.0+cu130" */
+    /* the same list with "*" bullets in issue templates ("* deepspeed: 0.9.2"); its own row, as
+     * an alternation of the two bullets after the indentation gets no candidate from Vectorscan */
+    ROW("star-env", "^[ \\t]*\\* (?<pkg>" PKGS "): +" VER "(?:[ \\t\\r]|$)", "{pkg}.version"),
+    /* the same list with bold names: "- **torch**: 2.12.0+cu130" */
     ROW("bold-env", "^[ \\t]*[-*] \\*\\*(?<pkg>" PKGS ")\\*\\*: +" VER "(?:[ \\t\\r]|$)",
         "{pkg}.version"),
-    ROW("star-env", "^[ \\t]*\\* (?<pkg>" PKGS "): +" VER "(?:[ \\t\\r]|$)", "{pkg}.version"),
     /* python -m torch.utils.collect_env */
     ROW("collect-env-torch", "^PyTorch version: " VER, "torch.version"),
     ROW("collect-env-cuda", "^CUDA used to build PyTorch: (?<v>\\d+\\.\\d+)", "cuda.version"),
@@ -751,8 +752,8 @@ static const char *yaml_env_name(const char *key)
     while ((p = strstr(p, "env_vars."))) {
         if (p == key || p[-1] == '.') {
             const char *name = p + strlen("env_vars.");
-            if (!*name || strchr(name, '.') || !(isupper((unsigned char)*name) || *name == '_'))
-                return NULL;
+            if (!isupper((unsigned char)*name) && *name != '_')
+                return NULL; /* also "" (a shell name starts with a letter or _) */
             for (const char *c = name; *c; c++)
                 if (!isupper((unsigned char)*c) && !isdigit((unsigned char)*c) && *c != '_')
                     return NULL;

@@ -329,7 +329,8 @@ static int parse_check(parse_ctx *c, yaml_node_t *m, void *dst)
             /* "expect: exists" would compare the fact's value with the word "exists" */
             if (!rc && d->cond.value &&
                 (!strcmp(d->cond.value, "exists") || !strcmp(d->cond.value, "range") ||
-                 !strcmp(d->cond.value, "matches") || strchr("<>", d->cond.value[0])))
+                 !strcmp(d->cond.value, "matches") || d->cond.value[0] == '<' ||
+                 d->cond.value[0] == '>'))
                 return fail_at(c, v,
                                "expect compares the fact's value; to test an operator write "
                                "it as the key (exists: true, range: '>=2', matches: ...), not",
