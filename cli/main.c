@@ -282,6 +282,11 @@ int main(int argc, char **argv)
             a.no_builtin = 1;
             break;
         case OPT_KB:
+            /* one folder only: a second --kb would silently replace the first */
+            if (a.kb_dir)
+                return cli_fail("%s: --kb given twice ('%s', '%s'); put the references in one "
+                                "folder (<category>/<id>.md) and pass it once",
+                                cmd->name, a.kb_dir, optarg);
             a.kb_dir = optarg;
             break;
         case OPT_CATEGORY:

@@ -803,19 +803,20 @@ static void confidences(ddx_report *rep)
     }
 }
 /* The differential: a candidate below DX_KEEP_MIN is still shown when it reads one of the top
- * finding's root lines as a root line of its own, so the same message is explained two ways
- * (the reader sees both, and the checks that tell them apart). Down to DX_DIFF_MIN. */
+ * finding's root lines as a failure line of its own (its root, or a symptom it produces), so the
+ * same message is explained two ways (the reader sees both, and the checks that tell them
+ * apart). Down to DX_DIFF_MIN. */
 static int differential(const ddx_report *rep, size_t i)
 {
     const dx_finding *top = &rep->f[0], *f = &rep->f[i];
-    if (i == 0 || f->confidence < DX_DIFF_MIN || !f->has_root || !top->has_root)
+    if (i == 0 || f->confidence < DX_DIFF_MIN || !top->has_root)
         return 0;
     for (size_t a = 0; a < top->nevid; a++) {
         if (top->evid[a].sig->role != DX_ROLE_ROOT || top->evid[a].weight <= 0)
             continue;
         for (size_t b = 0; b < f->nevid; b++)
-            if (f->evid[b].sig->role == DX_ROLE_ROOT && f->evid[b].weight > 0 &&
-                f->evid[b].ev->seq == top->evid[a].ev->seq)
+            if ((f->evid[b].sig->role == DX_ROLE_ROOT || f->evid[b].sig->role == DX_ROLE_SYMPTOM) &&
+                f->evid[b].weight > 0 && f->evid[b].ev->seq == top->evid[a].ev->seq)
                 return 1;
     }
     return 0;

@@ -5,6 +5,23 @@ $ diagnose --no-builtin --kb tests/data/kb tests/data/kb/examples/t-root/one.log
 > started: tests/data/kb/examples/t-root/one.log:2 (rank 1)
 > Culprit rank: 1
 
+# The differential also names a cause that prints the top finding's root line as a symptom of
+# its own (t-alt reads a-root's line as a consequence), below the reporting threshold.
+$ diagnose --no-builtin --kb tests/data/kb-alt tests/data/kb-alt/examples/a-root/one.log
+? 1
+> a-root  A jammed widget
+> also possible
+> t-alt (possible 0.15)
+
+$ lint tests/data/kb-alt
+? 0
+> 2 references valid, 4 examples rank their reference first
+
+# One knowledge-base folder: a second --kb is refused, not silently used instead of the first.
+$ diagnose --no-builtin --kb tests/data/kb --kb tests/data/kb-alt tests/data/kb/examples/t-root/one.log
+? 2
+> --kb given twice
+
 $ diagnose --no-builtin --kb tests/data/kb tests/data/kb/examples/t-symptom
 ? 1
 > t-symptom
