@@ -313,6 +313,14 @@ static int parse_int(dx_str s)
     return (int)v;
 }
 
+static int blank(const char *p, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (p[i] != ' ' && p[i] != '\t' && p[i] != '\r')
+            return 0;
+    return 1;
+}
+
 static int scan_log(scan_state *st, const dx_member *m, dx_reader *r, dx_input_info *info,
                     uint32_t input_index, int as_log)
 {
@@ -404,6 +412,11 @@ static int scan_log(scan_state *st, const dx_member *m, dx_reader *r, dx_input_i
                         x->first_error = dx_clean_text(line + a.body, len - a.body, 200);
                 }
             }
+            /* a line after the latest phase start in the same input: the job went on */
+            if (st->rep->job.phase_last &&
+                st->rep->job.phase_seq != (((uint64_t)input_index << 40) | lineno) &&
+                st->rep->job.phase_seq >> 40 == input_index && !blank(line, len))
+                st->rep->job.phase_last = 0;
             lineno++;
             off += len + 1;
         }
@@ -847,6 +860,23 @@ static int has_failure_line(const ddx_report *rep, const dx_finding *f)
             (f->evid[k].sig->role == DX_ROLE_ROOT || f->evid[k].sig->role == DX_ROLE_SYMPTOM) &&
             !is_noise_line(rep, f->evid[k].ev->seq))
             return 1;
+    return 0;
+}
+
+/* Whether any reference read a failure line (a root or symptom line that is not one the
+ * harmless catalogue knows) anywhere in the inputs. */
+static int any_failure_line(const ddx_report *rep)
+{
+    const ddx_kb *kb = rep->kb;
+    for (size_t s = 0; s < kb->nsig; s++) {
+        if (!DX_SIG_IS_REF(kb->sig_ref[s]) ||
+            (kb->sigs[s]->role != DX_ROLE_ROOT && kb->sigs[s]->role != DX_ROLE_SYMPTOM))
+            continue;
+        const dx_sighits *h = hits_of(rep, s);
+        for (size_t k = 0; k < h->nev; k++)
+            if (!is_noise_line(rep, h->ev[k].seq))
+                return 1;
+    }
     return 0;
 }
 
@@ -1619,6 +1649,20 @@ int ddx_job_diagnose(ddx_job *job, int flags, ddx_report **out, ddx_error *err)
                              jm->nt_gpus);
             rc = dx_facts_set(&rep->facts, "job.nccltests_stalled", why, (size_t)n,
                               "nccl-tests' device list and result table", 0);
+        }
+        /* a log that ends, with no failure line anywhere, on the line that started a phase
+         * (validation, generation, a Ray trainer's start-up): the job stalled there, and where
+         * it stalled is what tells the usual causes apart */
+        if (!rc && jm->phase && jm->phase_last && !any_failure_line(rep)) {
+            static const char *const name[] = {"", "validation", "generation", "ray-start"};
+            char why[400];
+            int n = snprintf(why, sizeof why,
+                             "the log ends, with no error before it, on '%.100s' (%.150s): the "
+                             "job stopped making progress as that phase began",
+                             jm->phase_text, jm->phase_where);
+            (void)n;
+            rc = dx_facts_set(&rep->facts, "job.stalled_at", name[jm->phase],
+                              strlen(name[jm->phase]), why, 0);
         }
         /* processes of a world of three or more that never reached the set-up barrier: one is a
          * process stuck or slow before init; a missing node or a wrong world size leaves more

@@ -404,7 +404,10 @@ enum {
     JX_NT_FAIL,
     JX_NT_DEVICE,
     JX_VIEW_SIZE,
-    JX_NCCL_NET
+    JX_NCCL_NET,
+    JX_PHASE_VALIDATION,
+    JX_PHASE_GENERATION,
+    JX_PHASE_RAY_START
 };
 
 static const dx_signal extractors[] = {
@@ -705,6 +708,23 @@ static const dx_signal extractors[] = {
     [JX_NCCL_NET] = {"job-nccl-net", DX_ROLE_NOISE, 0,
                      "NCCL INFO Using network (?<net>IB|Socket)\\b",
                      "nccl src/net.cc, src/init.cc (INFO \"Using network %s\")", 0},
+    /* lines that start a phase; the phase a stuck job is in when one is its last line */
+    [JX_PHASE_VALIDATION] = {"job-phase-validation", DX_ROLE_NOISE, 0,
+                             "(?:\\bValidation DataLoader \\d+:|\\*{5} Running Evaluation \\*{5})",
+                             "lightning src/lightning/pytorch/loops/progress bars (the validation "
+                             "bar's description 'Validation DataLoader 0'); transformers "
+                             "trainer.py evaluation_loop ('***** Running Evaluation *****')",
+                             0},
+    [JX_PHASE_GENERATION] = {"job-phase-generation", DX_ROLE_NOISE, 0,
+                             "\\bGenerat(?:ing|e|ion)\\b[^|\\n]{0,40}: +0%\\|",
+                             "a tqdm generation bar at 0% (TRL, DPO/PPO trainers and evaluation "
+                             "scripts that sample from the policy)",
+                             0},
+    [JX_PHASE_RAY_START] = {"job-phase-ray-start", DX_ROLE_NOISE, 0,
+                            "INFO trainer\\.py:\\d+ -- Trainer logs will be logged in: ",
+                            "ray python/ray/train/trainer.py (Ray 1.x Trainer.start, before the "
+                            "worker group asks for its resources)",
+                            0},
 };
 
 size_t dx_job_extractor_count(void) { return DX_ARRAY_LEN(extractors); }
@@ -1271,6 +1291,27 @@ int dx_job_hit(dx_job_model *jm, size_t i, struct dx_scan *s, int rank, const ch
     }
     case JX_VIEW_SIZE:
         return view_size(jm, s);
+    case JX_PHASE_VALIDATION:
+    case JX_PHASE_GENERATION:
+    case JX_PHASE_RAY_START:
+        jm->phase = i == JX_PHASE_VALIDATION   ? DX_PHASE_VALIDATION
+                    : i == JX_PHASE_GENERATION ? DX_PHASE_GENERATION
+                                               : DX_PHASE_RAY_START;
+        jm->phase_seq = seq;
+        jm->phase_last = 1;
+        {
+            /* the line as shown: printable bytes, trailing spaces and bar padding dropped */
+            size_t k = 0;
+            for (size_t j = 0; j < len && k + 1 < sizeof jm->phase_text; j++)
+                if ((unsigned char)text[j] >= 0x20 && text[j] != 0x7f)
+                    jm->phase_text[k++] = text[j];
+            while (k && jm->phase_text[k - 1] == ' ')
+                k--;
+            jm->phase_text[k] = 0;
+        }
+        snprintf(jm->phase_where, sizeof jm->phase_where, "%s:%llu", path,
+                 (unsigned long long)line);
+        return DDX_OK;
     case JX_NCCL_NET: {
         dx_str net;
         if (dx_scan_capture(s, "net", &net) && net.n)

@@ -184,7 +184,17 @@ typedef struct dx_job_model {
     char view_shape[64];
     /* NCCL's "Using network X" lines: 1 IB seen, 2 Socket seen (both: the ranks disagree) */
     int nets;
+    /* the latest line that starts a phase (validation, generation, a Ray trainer's start-up):
+       which phase (DX_PHASE_*, 0 none), where, its text, and whether it is still the last
+       non-blank line of its input (diag.c clears it when another line follows) */
+    int phase;
+    uint64_t phase_seq;
+    int phase_last;
+    char phase_text[120];
+    char phase_where[160];
 } dx_job_model;
+
+enum { DX_PHASE_NONE, DX_PHASE_VALIDATION, DX_PHASE_GENERATION, DX_PHASE_RAY_START };
 
 #define DX_JOB_MAX_RANK 65536
 

@@ -66,3 +66,33 @@ $ diagnose --json tests/corpus/nccl-041/log.txt
 $ diagnose tests/data/job/system-error-one-node.log
 ? 1
 > nccl-shm-too-small  /dev/shm is too small
+
+# A log with no failure line that ends on the line starting a phase: the job stalled there, and
+# the phase names the usual causes (validation: uneven inputs or an epoch-boundary mismatch;
+# a generation bar at 0%: generate() without synced GPUs; a Ray trainer's start: resources).
+$ diagnose --json tests/data/job/stalled-validation.log
+? 1
+> "job.stalled_at": "validation"
+> "id": "ddp-uneven-inputs-hang"
+> "id": "ddp-hang-epoch-boundary"
+
+$ diagnose --json tests/data/job/stalled-generation.log
+? 1
+> "job.stalled_at": "generation"
+> "id": "generate-without-synced-gpus"
+
+$ diagnose --json tests/data/job/stalled-ray-start.log
+? 1
+> "job.stalled_at": "ray-start"
+> "id": "ray-placement-group-timeout"
+
+# ... not when the run went on past that line, nor when an error came first (the error is the
+# finding, the stall its consequence).
+$ diagnose --json tests/data/job/validation-went-on.log
+? 0
+< job.stalled_at
+
+$ diagnose --json tests/data/job/stalled-after-error.log
+? 1
+< job.stalled_at
+> "id": "cuda-oom"
