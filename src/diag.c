@@ -948,12 +948,17 @@ static int score_all(ddx_report *rep)
             break;
         rep->nkept++;
     }
+    const int kept_strong = rep->nkept > 0;
     /* A log with a failure line that no candidate explains well: say what it could be, weakly
-     * (the few best readings of that line, each marked possible), rather than nothing. */
-    for (size_t i = 0; !rep->all && rep->nkept == i && i < rep->nf && i < DX_WEAK_MAX; i++) {
-        if (rep->f[i].confidence < DX_DIFF_MIN || !has_failure_line(rep, &rep->f[i]))
-            break;
-        rep->nkept++;
+     * (the few best readings of that line, each marked possible), rather than nothing. A
+     * candidate resting only on launcher wrappers or context is no reading of the line: it is
+     * passed over (moved below the readings kept) instead of ending the list. */
+    for (size_t j = 0; !rep->all && !kept_strong && j < rep->nf && rep->nkept < DX_WEAK_MAX; j++) {
+        if (rep->f[j].confidence < DX_DIFF_MIN || !has_failure_line(rep, &rep->f[j]))
+            continue;
+        dx_finding t = rep->f[j];
+        memmove(&rep->f[rep->nkept + 1], &rep->f[rep->nkept], (j - rep->nkept) * sizeof *rep->f);
+        rep->f[rep->nkept++] = t;
     }
     rc = build_timeline(rep);
 done:

@@ -15,7 +15,14 @@ $ diagnose --no-builtin --kb tests/data/kb-alt tests/data/kb-alt/examples/a-root
 
 $ lint tests/data/kb-alt
 ? 0
-> 2 references valid, 4 examples rank their reference first
+> 4 references valid, 8 examples rank their reference first
+
+# A weak reading of a failure line is still given when a candidate resting only on a launcher
+# wrapper scores higher: that candidate is no reading of the line and is passed over.
+$ diagnose --no-builtin --kb tests/data/kb-alt tests/data/weak/wrapper-outranks.log
+? 1
+> w-read  A weak reading of a vague failure line
+< w-launch
 
 # One knowledge-base folder: a second --kb is refused, not silently used instead of the first.
 $ diagnose --no-builtin --kb tests/data/kb --kb tests/data/kb-alt tests/data/kb/examples/t-root/one.log
