@@ -1655,6 +1655,16 @@ int ddx_job_diagnose(ddx_job *job, int flags, ddx_report **out, ddx_error *err)
             rc = dx_facts_set(&rep->facts, "job.nccltests_stalled", why, (size_t)n,
                               "nccl-tests' device list and result table", 0);
         }
+        if (!rc && jm->shard_ratio) {
+            char why[300];
+            int n = snprintf(v, sizeof v, "%d", jm->shard_ratio);
+            snprintf(why, sizeof why,
+                     "a size mismatch of %s elements, one %d times the other up to padding: "
+                     "flat shards written by one number of ranks and read by %d times as many "
+                     "(or as few)",
+                     jm->shard_sizes, jm->shard_ratio, jm->shard_ratio);
+            rc = dx_facts_set(&rep->facts, "job.shard_ratio", v, (size_t)n, why, 0);
+        }
         /* a log that ends, with no failure line anywhere, on the line that started a phase
          * (validation, generation, a Ray trainer's start-up): the job stalled there, and where
          * it stalled is what tells the usual causes apart */

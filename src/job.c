@@ -405,6 +405,7 @@ enum {
     JX_NT_DEVICE,
     JX_VIEW_SIZE,
     JX_NCCL_NET,
+    JX_SHARD_SIZES,
     JX_PHASE_VALIDATION,
     JX_PHASE_GENERATION,
     JX_PHASE_RAY_START
@@ -708,6 +709,14 @@ static const dx_signal extractors[] = {
     [JX_NCCL_NET] = {"job-nccl-net", DX_ROLE_NOISE, 0,
                      "NCCL INFO Using network (?<net>IB|Socket)\\b",
                      "nccl src/net.cc, src/init.cc (INFO \"Using network %s\")", 0},
+    /* an elementwise op on two 1-D tensors of different sizes (an optimizer step or a load
+     * combining a saved flat shard with a new one) */
+    [JX_SHARD_SIZES] = {"job-shard-sizes", DX_ROLE_NOISE, 0,
+                        "The size of tensor a \\((?<a>\\d{5,})\\) must match the size of tensor "
+                        "b \\((?<b>\\d{5,})\\) at non-singleton dimension 0",
+                        "aten/src/ATen/ExpandUtils.cpp (infer_size_impl: \"The size of tensor a "
+                        "(A) must match the size of tensor b (B) at non-singleton dimension D\")",
+                        0},
     /* lines that start a phase; the phase a stuck job is in when one is its last line */
     [JX_PHASE_VALIDATION] = {"job-phase-validation", DX_ROLE_NOISE, 0,
                              "(?:\\bValidation DataLoader \\d+:|\\*{5} Running Evaluation \\*{5})",
@@ -858,6 +867,24 @@ static int view_size(dx_job_model *jm, struct dx_scan *s)
     jm->view_shard = (int)k;
     snprintf(jm->view_shape, sizeof jm->view_shape, "[%.*s]",
              (int)(d.n < sizeof jm->view_shape - 3 ? d.n : sizeof jm->view_shape - 3), d.p);
+    return DDX_OK;
+}
+
+/* Two flat shards of one parameter group from different world sizes: FSDP pads a flat
+ * parameter to a multiple of the world size and gives each rank ceil(N / W) elements, so a
+ * shard from W ranks is k times one from k*W ranks, less than k elements short. Sizes of 10^4
+ * elements and up (the dimension-0 size of a whole flat shard, not of a layer). */
+static int shard_sizes(dx_job_model *jm, struct dx_scan *s)
+{
+    long long a = cap_ll(s, "a", -1), b = cap_ll(s, "b", -1);
+    if (jm->shard_ratio || a < 10000 || b < 10000 || a == b)
+        return DDX_OK;
+    long long big = a > b ? a : b, small = a > b ? b : a;
+    long long k = (big + small / 2) / small;
+    if (k < 2 || k > 64 || llabs(big - k * small) >= k)
+        return DDX_OK;
+    jm->shard_ratio = (int)k;
+    snprintf(jm->shard_sizes, sizeof jm->shard_sizes, "%lld and %lld", a, b);
     return DDX_OK;
 }
 
@@ -1291,6 +1318,8 @@ int dx_job_hit(dx_job_model *jm, size_t i, struct dx_scan *s, int rank, const ch
     }
     case JX_VIEW_SIZE:
         return view_size(jm, s);
+    case JX_SHARD_SIZES:
+        return shard_sizes(jm, s);
     case JX_PHASE_VALIDATION:
     case JX_PHASE_GENERATION:
     case JX_PHASE_RAY_START:

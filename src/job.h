@@ -184,6 +184,10 @@ typedef struct dx_job_model {
     char view_shape[64];
     /* NCCL's "Using network X" lines: 1 IB seen, 2 Socket seen (both: the ranks disagree) */
     int nets;
+    /* a 1-D size mismatch between two large tensors where one is k (2 to 64) times the other
+       up to FSDP's padding: flattened shards saved with one world size, used with another */
+    int shard_ratio;
+    char shard_sizes[64];
     /* the latest line that starts a phase (validation, generation, a Ray trainer's start-up):
        which phase (DX_PHASE_*, 0 none), where, its text, and whether it is still the last
        non-blank line of its input (diag.c clears it when another line follows) */

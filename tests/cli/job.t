@@ -96,3 +96,14 @@ $ diagnose --json tests/data/job/stalled-after-error.log
 ? 1
 < job.stalled_at
 > "id": "cuda-oom"
+
+# A 1-D size mismatch where one size is a whole multiple of the other up to FSDP's padding
+# (56124554 = 4 x 14031139 - 2): flat shards saved by one world size, read by another; two
+# vocabulary sizes that merely differ are not.
+$ diagnose --json tests/data/job/shard-ratio.log
+? 1
+> "job.shard_ratio": 4
+> "id": "fsdp-state-dict-keys"
+
+$ diagnose --json tests/data/job/shard-not-ratio.log
+< job.shard_ratio
