@@ -1655,6 +1655,25 @@ int ddx_job_diagnose(ddx_job *job, int flags, ddx_report **out, ddx_error *err)
             rc = dx_facts_set(&rep->facts, "job.nccltests_stalled", why, (size_t)n,
                               "nccl-tests' device list and result table", 0);
         }
+        /* a GPU monitor shows one GPU holding two or more big processes while another listed
+         * GPU holds none: several ranks landed on the same device */
+        for (size_t g = 0; !rc && g < sizeof jm->gpu_big; g++) {
+            if (jm->gpu_big[g] < 2)
+                continue;
+            size_t h = 0;
+            while (h < sizeof jm->gpu_big && !(h != g && jm->gpu_listed[h] && !jm->gpu_big[h]))
+                h++;
+            if (h == sizeof jm->gpu_big)
+                break;
+            char why[200];
+            int n = snprintf(v, sizeof v, "%zu", g);
+            snprintf(why, sizeof why,
+                     "GPU %zu holds %d processes of 1 GiB or more while GPU %zu holds none "
+                     "(nvidia-smi or gpustat)",
+                     g, jm->gpu_big[g], h);
+            rc = dx_facts_set(&rep->facts, "job.gpu_shared", v, (size_t)n, why, 0);
+            break;
+        }
         if (!rc && jm->shard_ratio) {
             char why[300];
             int n = snprintf(v, sizeof v, "%d", jm->shard_ratio);

@@ -406,6 +406,8 @@ enum {
     JX_VIEW_SIZE,
     JX_NCCL_NET,
     JX_SHARD_SIZES,
+    JX_SMI_PROCESS,
+    JX_GPUSTAT,
     JX_PHASE_VALIDATION,
     JX_PHASE_GENERATION,
     JX_PHASE_RAY_START
@@ -717,6 +719,16 @@ static const dx_signal extractors[] = {
                         "aten/src/ATen/ExpandUtils.cpp (infer_size_impl: \"The size of tensor a "
                         "(A) must match the size of tensor b (B) at non-singleton dimension D\")",
                         0},
+    /* nvidia-smi's process table: "|    0   N/A  N/A   1234567      C   python    36804MiB |"
+     * (GPU, GI and CI ids since the A100 drivers; GPU and PID alone before) */
+    [JX_SMI_PROCESS] = {"job-smi-process", DX_ROLE_NOISE, 0,
+                        "^\\|\\s+(?<gpu>\\d+)\\s+(?:N/A\\s+N/A\\s+|\\d+\\s+\\d+\\s+)?\\d+\\s+"
+                        "(?:C|G|C\\+G|M|M\\+C)\\s+\\S.*\\s(?<mem>\\d+)MiB\\s*\\|",
+                        "nvidia-smi (the Processes table)", 0},
+    /* gpustat: "[0] NVIDIA A100-PCIE-40GB | 29'C,   0 % | 40176 / 40960 MB | user(36804M)" */
+    [JX_GPUSTAT] = {"job-gpustat", DX_ROLE_NOISE, 0,
+                    "^\\[(?<gpu>\\d+)\\] [^|]+\\|[^|]+\\| *\\d+ / +\\d+ MB \\|(?<procs>.*)$",
+                    "gpustat (one line per GPU, its processes as user(memM))", 0},
     /* lines that start a phase; the phase a stuck job is in when one is its last line */
     [JX_PHASE_VALIDATION] = {"job-phase-validation", DX_ROLE_NOISE, 0,
                              "(?:\\bValidation DataLoader \\d+:|\\*{5} Running Evaluation \\*{5})",
@@ -1320,6 +1332,34 @@ int dx_job_hit(dx_job_model *jm, size_t i, struct dx_scan *s, int rank, const ch
         return view_size(jm, s);
     case JX_SHARD_SIZES:
         return shard_sizes(jm, s);
+    case JX_SMI_PROCESS:
+    case JX_GPUSTAT: {
+        long long g = cap_ll(s, "gpu", -1);
+        if (g < 0 || g >= (long long)sizeof jm->gpu_big)
+            return DDX_OK;
+        jm->gpu_listed[g] = 1;
+        if (i == JX_SMI_PROCESS) {
+            if (cap_ll(s, "mem", 0) >= 1024 && jm->gpu_big[g] < 255)
+                jm->gpu_big[g]++;
+            return DDX_OK;
+        }
+        /* gpustat's process list: name(NNNNM) entries */
+        dx_str p;
+        if (!dx_scan_capture(s, "procs", &p))
+            return DDX_OK;
+        for (size_t k = 0; k + 1 < p.n; k++) {
+            if (p.p[k] != '(')
+                continue;
+            long long mb = 0;
+            size_t j = k + 1;
+            while (j < p.n && p.p[j] >= '0' && p.p[j] <= '9' && mb < 10000000)
+                mb = mb * 10 + (p.p[j++] - '0');
+            if (j < p.n && p.p[j] == 'M' && j + 1 < p.n && p.p[j + 1] == ')' && mb >= 1024 &&
+                jm->gpu_big[g] < 255)
+                jm->gpu_big[g]++;
+        }
+        return DDX_OK;
+    }
     case JX_PHASE_VALIDATION:
     case JX_PHASE_GENERATION:
     case JX_PHASE_RAY_START:

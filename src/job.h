@@ -184,6 +184,10 @@ typedef struct dx_job_model {
     char view_shape[64];
     /* NCCL's "Using network X" lines: 1 IB seen, 2 Socket seen (both: the ranks disagree) */
     int nets;
+    /* GPU monitors (nvidia-smi's process table, gpustat): per GPU index, processes holding
+       1 GiB or more, and whether the GPU was listed at all */
+    unsigned char gpu_big[64];
+    unsigned char gpu_listed[64];
     /* a 1-D size mismatch between two large tensors where one is k (2 to 64) times the other
        up to FSDP's padding: flattened shards saved with one world size, used with another */
     int shard_ratio;

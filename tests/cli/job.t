@@ -107,3 +107,15 @@ $ diagnose --json tests/data/job/shard-ratio.log
 
 $ diagnose --json tests/data/job/shard-not-ratio.log
 < job.shard_ratio
+
+# A GPU monitor (nvidia-smi's process table, gpustat) that shows one GPU holding two big
+# processes while another listed GPU holds none: ranks share a device. One process per GPU
+# is the healthy picture.
+$ diagnose --json tests/data/job/smi-shared.log
+? 1
+> "job.gpu_shared": 0
+> "id": "nccl-duplicate-gpu"
+
+$ diagnose --json tests/data/job/smi-one-each.log
+? 0
+< job.gpu_shared
