@@ -1655,6 +1655,18 @@ int ddx_job_diagnose(ddx_job *job, int flags, ddx_report **out, ddx_error *err)
             rc = dx_facts_set(&rep->facts, "job.nccltests_stalled", why, (size_t)n,
                               "nccl-tests' device list and result table", 0);
         }
+        /* the launcher tore the workers down, and no worker printed an exception or a failure
+         * line, and no exit code other than -9 is known: a worker died without Python seeing
+         * it, by a signal (the kernel's OOM killer sends SIGKILL) */
+        if (!rc && (jm->ds_killing || jm->closing) && !jm->worker_exc &&
+            !(jm->nagent && jm->agent_code != -9) && !any_failure_line(rep)) {
+            static const char why[] =
+                "the launcher stopped the workers and no worker printed a traceback or an error "
+                "first, nor an exit code that says otherwise: one died by a signal";
+            rc = dx_facts_set(&rep->facts, "job.silent_teardown",
+                              jm->ds_killing ? "deepspeed" : "torchrun", jm->ds_killing ? 9 : 8,
+                              why, 0);
+        }
         /* a GPU monitor shows one GPU holding two or more big processes while another listed
          * GPU holds none: several ranks landed on the same device */
         for (size_t g = 0; !rc && g < sizeof jm->gpu_big; g++) {

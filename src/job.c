@@ -405,6 +405,7 @@ enum {
     JX_NT_DEVICE,
     JX_VIEW_SIZE,
     JX_NCCL_NET,
+    JX_DS_KILLING,
     JX_SHARD_SIZES,
     JX_SMI_PROCESS,
     JX_GPUSTAT,
@@ -711,6 +712,10 @@ static const dx_signal extractors[] = {
     [JX_NCCL_NET] = {"job-nccl-net", DX_ROLE_NOISE, 0,
                      "NCCL INFO Using network (?<net>IB|Socket)\\b",
                      "nccl src/net.cc, src/init.cc (INFO \"Using network %s\")", 0},
+    /* the DeepSpeed launcher tearing its workers down after one exited */
+    [JX_DS_KILLING] = {"job-ds-killing", DX_ROLE_NOISE, 0,
+                       "\\[launch\\.py:\\d+:sigkill_handler\\] Killing subprocess \\d+",
+                       "deepspeed/launcher/launch.py (sigkill_handler)", 0},
     /* an elementwise op on two 1-D tensors of different sizes (an optimizer step or a load
      * combining a saved flat shard with a new one) */
     [JX_SHARD_SIZES] = {"job-shard-sizes", DX_ROLE_NOISE, 0,
@@ -1192,6 +1197,8 @@ int dx_job_hit(dx_job_model *jm, size_t i, struct dx_scan *s, int rank, const ch
             }
         if (rank < 0 && !launcher)
             jm->unranked_exc++;
+        if (!launcher)
+            jm->worker_exc++;
         dx_rank *x = dx_job_rank(jm, rank);
         if (x && !x->first_exception) {
             size_t n = len > 200 ? 200 : len;
@@ -1330,6 +1337,9 @@ int dx_job_hit(dx_job_model *jm, size_t i, struct dx_scan *s, int rank, const ch
     }
     case JX_VIEW_SIZE:
         return view_size(jm, s);
+    case JX_DS_KILLING:
+        jm->ds_killing++;
+        return DDX_OK;
     case JX_SHARD_SIZES:
         return shard_sizes(jm, s);
     case JX_SMI_PROCESS:

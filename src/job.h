@@ -98,6 +98,8 @@ typedef struct dx_job_model {
     int launcher_report;
     int closing;         /* the agent's "Sending process N closing signal" lines */
     int unranked_exc;    /* exception lines not attributed to any rank */
+    int worker_exc;      /* exception lines other than the launchers' own */
+    int ds_killing;      /* the DeepSpeed launcher's "Killing subprocess N" lines */
     char table_host[64]; /* the "host :" line of the table entry being read */
     int nccl_nranks;     /* the largest communicator seen in Init COMPLETE lines */
     int restarts;        /* torchelastic "will restart worker group" lines */

@@ -119,3 +119,13 @@ $ diagnose --json tests/data/job/smi-shared.log
 $ diagnose --json tests/data/job/smi-one-each.log
 ? 0
 < job.gpu_shared
+
+# The launcher tore the workers down and no worker printed a traceback or an error: one died by
+# a signal Python never saw (the OOM killer's SIGKILL); with a traceback first, it did not.
+$ diagnose --json tests/data/job/ds-silent-kill.log
+? 1
+> "job.silent_teardown": "deepspeed"
+> "id": "childfailed-exitcode-9"
+
+$ diagnose --json tests/data/job/ds-kill-after-error.log
+< job.silent_teardown
