@@ -1700,7 +1700,8 @@ int ddx_job_diagnose(ddx_job *job, int flags, ddx_report **out, ddx_error *err)
          * (validation, generation, a Ray trainer's start-up): the job stalled there, and where
          * it stalled is what tells the usual causes apart */
         if (!rc && jm->phase && jm->phase_last && !any_failure_line(rep)) {
-            static const char *const name[] = {"", "validation", "generation", "ray-start"};
+            static const char *const name[] = {"", "validation", "generation", "ray-start",
+                                               "first-collective"};
             char why[400];
             int n = snprintf(why, sizeof why,
                              "the log ends, with no error before it, on '%.100s' (%.150s): the "

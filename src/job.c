@@ -411,7 +411,8 @@ enum {
     JX_GPUSTAT,
     JX_PHASE_VALIDATION,
     JX_PHASE_GENERATION,
-    JX_PHASE_RAY_START
+    JX_PHASE_RAY_START,
+    JX_BAR_ZERO
 };
 
 static const dx_signal extractors[] = {
@@ -751,6 +752,10 @@ static const dx_signal extractors[] = {
                             "ray python/ray/train/trainer.py (Ray 1.x Trainer.start, before the "
                             "worker group asks for its resources)",
                             0},
+    /* a tqdm bar that has not completed one item: after NCCL set up its communicators, the
+     * first work that needs them */
+    [JX_BAR_ZERO] = {"job-bar-zero", DX_ROLE_NOISE, 0, "\\b0%\\|[^|]*\\| *0/\\d+ \\[",
+                     "tqdm progress bars at 0/N", 0},
 };
 
 size_t dx_job_extractor_count(void) { return DX_ARRAY_LEN(extractors); }
@@ -1370,12 +1375,18 @@ int dx_job_hit(dx_job_model *jm, size_t i, struct dx_scan *s, int rank, const ch
         }
         return DDX_OK;
     }
+    case JX_BAR_ZERO:
+        /* only after NCCL communicators came up, and not over a line that names its phase */
+        if (!jm->nccl_nranks || (jm->phase_seq == seq && jm->phase_last))
+            return DDX_OK;
+        /* fall through */
     case JX_PHASE_VALIDATION:
     case JX_PHASE_GENERATION:
     case JX_PHASE_RAY_START:
         jm->phase = i == JX_PHASE_VALIDATION   ? DX_PHASE_VALIDATION
                     : i == JX_PHASE_GENERATION ? DX_PHASE_GENERATION
-                                               : DX_PHASE_RAY_START;
+                    : i == JX_PHASE_RAY_START  ? DX_PHASE_RAY_START
+                                               : DX_PHASE_FIRST_COLLECTIVE;
         jm->phase_seq = seq;
         jm->phase_last = 1;
         {

@@ -204,7 +204,13 @@ typedef struct dx_job_model {
     char phase_where[160];
 } dx_job_model;
 
-enum { DX_PHASE_NONE, DX_PHASE_VALIDATION, DX_PHASE_GENERATION, DX_PHASE_RAY_START };
+enum {
+    DX_PHASE_NONE,
+    DX_PHASE_VALIDATION,
+    DX_PHASE_GENERATION,
+    DX_PHASE_RAY_START,
+    DX_PHASE_FIRST_COLLECTIVE
+};
 
 #define DX_JOB_MAX_RANK 65536
 

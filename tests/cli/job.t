@@ -129,3 +129,14 @@ $ diagnose --json tests/data/job/ds-silent-kill.log
 
 $ diagnose --json tests/data/job/ds-kill-after-error.log
 < job.silent_teardown
+
+# NCCL set up its communicators and the log ends on a bar still at 0/N: the first work over
+# them never completed (the P2P path's classic hang); a bar that completed is a healthy run.
+$ diagnose --json tests/data/job/stalled-first-collective.log
+? 1
+> "job.stalled_at": "first-collective"
+> "id": "nccl-p2p-unsupported"
+
+$ diagnose --json tests/data/job/first-collective-done.log
+? 0
+< job.stalled_at
