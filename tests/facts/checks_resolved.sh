@@ -1,6 +1,7 @@
 #!/bin/sh
-# Every case of a corpus that carries env or config files must show, in the JSON, at least one
-# evidence check of its top finding resolved from those files (confirmed or contradicted).
+# Every labelled case of a corpus that carries env or config files must show, in the JSON, at
+# least one evidence check of its top finding resolved from those files (confirmed or
+# contradicted). Negatives (no expected id) have no top finding to check; eval scores them.
 # Usage: checks_resolved.sh DDX_BINARY CORPUS_DIR
 [ $# -eq 2 ] || { echo "usage: $0 DDX_BINARY CORPUS_DIR" >&2; exit 2; }
 exec python3 - "$@" <<'PY'
@@ -13,6 +14,12 @@ for case in sorted(os.listdir(corpus)):
     if not os.path.isdir(d):
         continue
     files = [f for f in sorted(os.listdir(d)) if f != "case.json"]
+    try:
+        with open(os.path.join(d, "case.json")) as f:
+            if not json.load(f).get("expected"):
+                continue
+    except (OSError, ValueError):
+        pass
     if not any(f.startswith(("env", "config")) or f.endswith((".yaml", ".yml", ".json"))
                for f in files):
         continue
