@@ -748,9 +748,12 @@ static const dx_signal extractors[] = {
                              "scripts that sample from the policy)",
                              0},
     [JX_PHASE_RAY_START] = {"job-phase-ray-start", DX_ROLE_NOISE, 0,
-                            "INFO trainer\\.py:\\d+ -- Trainer logs will be logged in: ",
+                            "INFO trainer\\.py:\\d+ -- Trainer logs will be logged in: |"
+                            "\\b[Ww]aiting for (?:the )?(?:\\w+ )?placement group\\b",
                             "ray python/ray/train/trainer.py (Ray 1.x Trainer.start, before the "
-                            "worker group asks for its resources)",
+                            "worker group asks for its resources); the waits RL trainers log "
+                            "before pg.ready() returns (verl 'Waiting for placement group to be "
+                            "ready...', others 'to be created' or 'to be scheduled')",
                             0},
     /* a tqdm bar that has not completed one item: after NCCL set up its communicators, the
      * first work that needs them */

@@ -140,3 +140,14 @@ $ diagnose --json tests/data/job/stalled-first-collective.log
 $ diagnose --json tests/data/job/first-collective-done.log
 ? 0
 < job.stalled_at
+
+# A program that logs it is waiting for a Ray placement group and prints nothing after: the
+# group was never granted; a wait followed by progress is healthy.
+$ diagnose --json tests/data/job/stalled-pg-wait.log
+? 1
+> "job.stalled_at": "ray-start"
+> "id": "ray-placement-group-timeout"
+
+$ diagnose --json tests/data/job/pg-wait-done.log
+? 0
+< job.stalled_at
