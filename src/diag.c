@@ -1663,9 +1663,8 @@ int ddx_job_diagnose(ddx_job *job, int flags, ddx_report **out, ddx_error *err)
             static const char why[] =
                 "the launcher stopped the workers and no worker printed a traceback or an error "
                 "first, nor an exit code that says otherwise: one died by a signal";
-            rc = dx_facts_set(&rep->facts, "job.silent_teardown",
-                              jm->ds_killing ? "deepspeed" : "torchrun", jm->ds_killing ? 9 : 8,
-                              why, 0);
+            const char *who = jm->ds_killing ? "deepspeed" : "torchrun";
+            rc = dx_facts_set(&rep->facts, "job.silent_teardown", who, strlen(who), why, 0);
         }
         /* a GPU monitor shows one GPU holding two or more big processes while another listed
          * GPU holds none: several ranks landed on the same device */
@@ -1697,17 +1696,22 @@ int ddx_job_diagnose(ddx_job *job, int flags, ddx_report **out, ddx_error *err)
             rc = dx_facts_set(&rep->facts, "job.shard_ratio", v, (size_t)n, why, 0);
         }
         /* a log that ends, with no failure line anywhere, on the line that started a phase
-         * (validation, generation, a Ray trainer's start-up): the job stalled there, and where
-         * it stalled is what tells the usual causes apart */
+         * (validation, generation, a Ray trainer's start-up or placement-group wait, the first
+         * 0/N bar after NCCL came up): the job stalled there, and where it stalled is what
+         * tells the usual causes apart */
         if (!rc && jm->phase && jm->phase_last && !any_failure_line(rep)) {
             static const char *const name[] = {"", "validation", "generation", "ray-start",
                                                "first-collective"};
+            /* the line and its place as shown: valid UTF-8, cut with "..." */
+            char *text = dx_clean_text(jm->phase_text, jm->phase_len, 100);
+            char *where = dx_clean_text(jm->phase_where, strlen(jm->phase_where), 200);
             char why[400];
-            int n = snprintf(why, sizeof why,
-                             "the log ends, with no error before it, on '%.100s' (%.150s): the "
-                             "job stopped making progress as that phase began",
-                             jm->phase_text, jm->phase_where);
-            (void)n;
+            snprintf(why, sizeof why,
+                     "the log ends, with no error before it, on '%s' (%s): the job stopped "
+                     "making progress as that phase began",
+                     text ? text : "", where ? where : "");
+            dx_free(text);
+            dx_free(where);
             rc = dx_facts_set(&rep->facts, "job.stalled_at", name[jm->phase],
                               strlen(name[jm->phase]), why, 0);
         }

@@ -1392,16 +1392,8 @@ int dx_job_hit(dx_job_model *jm, size_t i, struct dx_scan *s, int rank, const ch
                                                : DX_PHASE_FIRST_COLLECTIVE;
         jm->phase_seq = seq;
         jm->phase_last = 1;
-        {
-            /* the line as shown: printable bytes, trailing spaces and bar padding dropped */
-            size_t k = 0;
-            for (size_t j = 0; j < len && k + 1 < sizeof jm->phase_text; j++)
-                if ((unsigned char)text[j] >= 0x20 && text[j] != 0x7f)
-                    jm->phase_text[k++] = text[j];
-            while (k && jm->phase_text[k - 1] == ' ')
-                k--;
-            jm->phase_text[k] = 0;
-        }
+        jm->phase_len = len < sizeof jm->phase_text ? len : sizeof jm->phase_text;
+        memcpy(jm->phase_text, text, jm->phase_len);
         snprintf(jm->phase_where, sizeof jm->phase_where, "%s:%llu", path,
                  (unsigned long long)line);
         return DDX_OK;

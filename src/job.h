@@ -200,8 +200,9 @@ typedef struct dx_job_model {
     int phase;
     uint64_t phase_seq;
     int phase_last;
-    char phase_text[120];
-    char phase_where[160];
+    char phase_text[240]; /* raw bytes of the line (diag.c cleans them for display) */
+    size_t phase_len;
+    char phase_where[512];
 } dx_job_model;
 
 enum {

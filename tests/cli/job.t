@@ -151,3 +151,9 @@ $ diagnose --json tests/data/job/stalled-pg-wait.log
 $ diagnose --json tests/data/job/pg-wait-done.log
 ? 0
 < job.stalled_at
+
+# The stalled line is shown cut at a character, not a byte: a long bar of multibyte blocks
+# still gives valid UTF-8, so the JSON keeps where the fact came from.
+$ diagnose --json tests/data/job/stalled-validation-long.log
+? 1
+> "job.stalled_at": "the log ends, with no error before it, on 'Validation DataLoader 0:
