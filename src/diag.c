@@ -1655,11 +1655,15 @@ int ddx_job_diagnose(ddx_job *job, int flags, ddx_report **out, ddx_error *err)
             rc = dx_facts_set(&rep->facts, "job.nccltests_stalled", why, (size_t)n,
                               "nccl-tests' device list and result table", 0);
         }
+        /* no reference read a failure line anywhere (asked once, and only when a reading below
+         * could use it) */
+        const int quiet = (jm->ds_killing || jm->closing || (jm->phase && jm->phase_last)) &&
+                          !any_failure_line(rep);
         /* the launcher tore the workers down, and no worker printed an exception or a failure
          * line, and no exit code other than -9 is known: a worker died without Python seeing
          * it, by a signal (the kernel's OOM killer sends SIGKILL) */
         if (!rc && (jm->ds_killing || jm->closing) && !jm->worker_exc &&
-            !(jm->nagent && jm->agent_code != -9) && !any_failure_line(rep)) {
+            !(jm->nagent && jm->agent_code != -9) && quiet) {
             static const char why[] =
                 "the launcher stopped the workers and no worker printed a traceback or an error "
                 "first, nor an exit code that says otherwise: one died by a signal";
@@ -1699,7 +1703,7 @@ int ddx_job_diagnose(ddx_job *job, int flags, ddx_report **out, ddx_error *err)
          * (validation, generation, a Ray trainer's start-up or placement-group wait, the first
          * 0/N bar after NCCL came up): the job stalled there, and where it stalled is what
          * tells the usual causes apart */
-        if (!rc && jm->phase && jm->phase_last && !any_failure_line(rep)) {
+        if (!rc && jm->phase && jm->phase_last && quiet) {
             static const char *const name[] = {"", "validation", "generation", "ray-start",
                                                "first-collective"};
             /* the line and its place as shown: valid UTF-8, cut with "..." */
