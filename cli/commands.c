@@ -122,7 +122,7 @@ int cli_show(cli_args *a)
         /* help the user find it: suggest references whose id contains the query */
         status = cli_fail("no reference '%s'; try 'ddx refs %s'", a->args[0], a->args[0]);
     } else if (a->json ? ddx_kb_write_ref_json(kb, idx, 1, stdout, &e)
-                       : ddx_kb_write_ref_text(kb, idx, cli_color(a), stdout, &e)) {
+                       : ddx_kb_write_ref_text(kb, idx, cli_color(a), a->verbose, stdout, &e)) {
         status = cli_fail("%s", e.message);
     }
     ddx_kb_close(kb);

@@ -62,7 +62,10 @@ DDX_API size_t ddx_kb_count(const ddx_kb *kb);
 DDX_API const char *ddx_kb_ref_id(const ddx_kb *kb, size_t i);
 DDX_API int ddx_kb_find(const ddx_kb *kb, const char *id, size_t *index);
 DDX_API int ddx_kb_write_ref_json(const ddx_kb *kb, size_t i, int full, FILE *out, ddx_error *err);
-DDX_API int ddx_kb_write_ref_text(const ddx_kb *kb, size_t i, int color, FILE *out, ddx_error *err);
+/* The text of reference i for a terminal; verbose adds its examples and the notes on where they
+ * come from (the body's "## About the examples"). */
+DDX_API int ddx_kb_write_ref_text(const ddx_kb *kb, size_t i, int color, int verbose, FILE *out,
+                                  ddx_error *err);
 
 /* ---- jobs and diagnosis ------------------------------------------------------------------ */
 

@@ -149,6 +149,36 @@ static const char *const kinds[] = {"crash", "hang", "oom", "config", "silent", 
 static const char *const sections[] = {"## What happens", "## Likely causes", "## Evidence checks",
                                        "## Fix", "## Tell it apart from"};
 
+const char *dx_ref_section(const dx_ref *r, const char *heading, size_t *len)
+{
+    size_t hl = strlen(heading);
+    for (const char *p = r->body; p && *p;) {
+        const char *eol = strchr(p, '\n');
+        size_t ll = eol ? (size_t)(eol - p) : strlen(p);
+        while (ll > hl && (p[ll - 1] == ' ' || p[ll - 1] == '\r'))
+            ll--;
+        if (ll == hl && !strncmp(p, heading, hl)) {
+            const char *start = eol ? eol + 1 : p + strlen(p), *end = start;
+            while (*end && strncmp(end, "## ", 3)) {
+                const char *n = strchr(end, '\n');
+                end = n ? n + 1 : end + strlen(end);
+            }
+            *len = (size_t)(end - start);
+            return start;
+        }
+        p = eol ? eol + 1 : NULL;
+    }
+    return NULL;
+}
+
+static int has_text(const char *s, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!isspace((unsigned char)s[i]))
+            return 1;
+    return 0;
+}
+
 static int valid_id(const char *s)
 {
     if (!s || !*s || *s == '-')
@@ -244,6 +274,16 @@ static int validate_one(const dx_ref *r, const dx_ref *const *all, size_t nall, 
                 PROBLEM("%s: the body lacks the section '%s'", f, sections[i]);
         if (!r->nfix)
             PROBLEM("%s: '## Fix' has no numbered steps", f);
+        /* a constructed example is the fallback for failures with too few public logs: the
+           reference has to say what was searched (docs/reference-format.md) */
+        size_t nconstructed = 0, alen = 0;
+        for (size_t i = 0; i < r->nexamples; i++)
+            nconstructed += r->examples[i].constructed != 0;
+        const char *about = dx_ref_section(r, DX_EXAMPLES_SECTION, &alen);
+        if (nconstructed && !(about && has_text(about, alen)))
+            PROBLEM("%s: %zu example%s constructed; add a '%s' section saying what was "
+                    "searched for real logs and why none was taken",
+                    f, nconstructed, nconstructed == 1 ? " is" : "s are", DX_EXAMPLES_SECTION);
     }
     for (size_t i = 0; i < r->nsources; i++)
         if (!is_url(r->sources[i]))

@@ -137,6 +137,13 @@ DX_HIDDEN int dx_kb_lint(const ddx_kb *kb, const char *dir, int only_user, dx_bu
 DX_HIDDEN const char *dx_role_name(int role);
 DX_HIDDEN const char *dx_op_name(int op);
 
+/* The optional last body section: where the examples come from and, for constructed ones, what
+ * was searched for real logs. */
+#define DX_EXAMPLES_SECTION "## About the examples"
+/* The text of the body section whose heading line is exactly heading (without the heading, up
+ * to the next "## " line or the end), or NULL when the body has no such section. */
+DX_HIDDEN const char *dx_ref_section(const dx_ref *r, const char *heading, size_t *len);
+
 /* ---- the opened knowledge base (kb.c) ---- */
 struct dx_matcher;
 struct ddx_kb {

@@ -658,23 +658,15 @@ int ddx_kb_write_ref_json(const ddx_kb *kb, size_t i, int full, FILE *out, ddx_e
     return dump(o, out, err);
 }
 
-int ddx_kb_write_ref_text(const ddx_kb *kb, size_t i, int color, FILE *out, ddx_error *err)
+/* Markdown lines for a terminal: headings bold, backquotes dropped. */
+static void write_markdown(FILE *out, const style *s, const char *p, size_t n)
 {
-    if (i >= kb->nrefs)
-        return dx_err(err, DDX_ENOTFOUND, "no reference number %zu", i);
-    style s = make_style(color);
-    const dx_ref *r = kb->refs[i];
-    fprintf(out, "%s%s%s\n%s%s · %s · %s%s\n", s.bold, r->title, s.off, s.dim, r->id, r->category,
-            r->kind, s.off);
-    if (r->summary)
-        fprintf(out, "\n%s\n", r->summary);
-    /* the body, with Markdown headings made bold and backquotes dropped */
-    const char *p = r->body;
-    while (*p) {
-        const char *eol = strchr(p, '\n');
-        size_t len = eol ? (size_t)(eol - p) : strlen(p);
+    const char *end = p + n;
+    while (p < end) {
+        const char *eol = memchr(p, '\n', (size_t)(end - p));
+        size_t len = eol ? (size_t)(eol - p) : (size_t)(end - p);
         if (len > 3 && !strncmp(p, "## ", 3))
-            fprintf(out, "%s%.*s%s\n", s.bold, (int)(len - 3), p + 3, s.off);
+            fprintf(out, "%s%.*s%s\n", s->bold, (int)(len - 3), p + 3, s->off);
         else {
             for (size_t k = 0; k < len; k++)
                 if (p[k] != '`')
@@ -685,6 +677,28 @@ int ddx_kb_write_ref_text(const ddx_kb *kb, size_t i, int color, FILE *out, ddx_
             break;
         p = eol + 1;
     }
+}
+
+int ddx_kb_write_ref_text(const ddx_kb *kb, size_t i, int color, int verbose, FILE *out,
+                          ddx_error *err)
+{
+    if (i >= kb->nrefs)
+        return dx_err(err, DDX_ENOTFOUND, "no reference number %zu", i);
+    style s = make_style(color);
+    const dx_ref *r = kb->refs[i];
+    fprintf(out, "%s%s%s\n%s%s · %s · %s%s\n", s.bold, r->title, s.off, s.dim, r->id, r->category,
+            r->kind, s.off);
+    if (r->summary)
+        fprintf(out, "\n%s\n", r->summary);
+    /* the body, less the notes on where the examples come from (shown with verbose, last) */
+    size_t alen = 0;
+    const char *about = dx_ref_section(r, DX_EXAMPLES_SECTION, &alen);
+    const char *cut = about ? about - strlen(DX_EXAMPLES_SECTION) - 1 : NULL;
+    while (cut && cut > r->body && strncmp(cut, DX_EXAMPLES_SECTION, strlen(DX_EXAMPLES_SECTION)))
+        cut--; /* back to the heading line (it may carry trailing blanks) */
+    write_markdown(out, &s, r->body, cut ? (size_t)(cut - r->body) : strlen(r->body));
+    if (about && about + alen < r->body + strlen(r->body)) /* sections after it, if any */
+        write_markdown(out, &s, about + alen, strlen(about + alen));
     fprintf(out, "%sSignals%s\n", s.bold, s.off);
     for (size_t k = 0; k < r->nsignals; k++)
         fprintf(out, "  %-8s %4.1f  %s\n", dx_role_name(r->signals[k].role), r->signals[k].weight,
@@ -692,6 +706,33 @@ int ddx_kb_write_ref_text(const ddx_kb *kb, size_t i, int color, FILE *out, ddx_
     fprintf(out, "\n%sSources%s\n", s.bold, s.off);
     for (size_t k = 0; k < r->nsources; k++)
         fprintf(out, "  %s\n", r->sources[k]);
+    size_t nbuilt = 0;
+    for (size_t k = 0; k < r->nexamples; k++)
+        nbuilt += r->examples[k].constructed != 0;
+    if (r->nexamples) {
+        fprintf(out, "\n%sExamples%s\n", s.bold, s.off);
+        if (verbose) {
+            for (size_t k = 0; k < r->nexamples; k++)
+                fprintf(out, "  %s\n    %s%s\n", r->examples[k].path,
+                        r->examples[k].constructed ? "constructed from " : "",
+                        r->examples[k].source ? r->examples[k].source : "");
+            if (about) {
+                fprintf(out, "\n%s%s%s\n", s.bold, DX_EXAMPLES_SECTION + 3, s.off);
+                write_markdown(out, &s, about, alen);
+            }
+        } else {
+            size_t nreal = r->nexamples - nbuilt;
+            fputs("  ", out);
+            if (nreal)
+                fprintf(out, "%zu from public report%s", nreal, nreal == 1 ? "" : "s");
+            if (nreal && nbuilt)
+                fputs(", ", out);
+            if (nbuilt)
+                fprintf(out, "%zu constructed from the frameworks' own messages", nbuilt);
+            fprintf(out, "; 'ddx show --verbose %s' lists them%s\n", r->id,
+                    about ? " and says what was searched" : "");
+        }
+    }
     if (ferror(out))
         return dx_err(err, DDX_EIO, "cannot write the output");
     return DDX_OK;

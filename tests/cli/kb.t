@@ -61,6 +61,25 @@ $ show --no-builtin --kb tests/data/kb t-root
 ? 0
 > A root failure on one rank
 > What happens
+> 2 from public reports; 'ddx show --verbose t-root' lists them
+
+# The notes on where constructed examples come from are kept out of the default view and shown,
+# with each example's path and source, when asked for.
+$ show --no-builtin --kb tests/data/kb t-weak
+? 0
+> Read the lines around it.
+> 1 from public report, 1 constructed from the frameworks' own messages; 'ddx show --verbose t-weak' lists them and says what was searched
+< searched the test corpus
+< About the examples
+
+$ show --no-builtin --kb tests/data/kb --verbose t-weak
+? 0
+> Read the lines around it.
+> examples/t-weak/one.log
+> https://example.org/g
+> constructed from the test's own wording of the generic line
+> About the examples
+> searched the test corpus, found none.
 
 $ lint tests/data/kb
 ? 0
@@ -70,6 +89,7 @@ $ lint tests/data/kb-bad
 ? 1
 > at least two sources are needed
 > not b
+> 1 example is constructed; add a '## About the examples' section
 
 $ lint tests/data/no-such-dir
 ? 2

@@ -63,6 +63,24 @@ static void test_parse_good(void **state)
     assert_string_equal(r.file, "test/x-ref.md");
 }
 
+static void test_section(void **state)
+{
+    (void)state;
+    dx_ref r;
+    ddx_error e = {0};
+    size_t n = 0;
+    assert_int_equal(parse(good, &r, &e), DDX_OK);
+    const char *t = dx_ref_section(&r, "## Fix", &n);
+    assert_non_null(t);
+    assert_int_equal(n, strlen("1. One\n   continued.\n2. Two.\n\nAfter.\n"));
+    assert_memory_equal(t, "1. One\n", 7);
+    t = dx_ref_section(&r, "## Tell it apart from", &n);
+    assert_non_null(t);
+    assert_int_equal(n, 2); /* "X\n", the last section runs to the end */
+    assert_null(dx_ref_section(&r, DX_EXAMPLES_SECTION, &n));
+    assert_null(dx_ref_section(&r, "## What", &n)); /* the whole heading line, not a prefix */
+}
+
 static void expect_error(const char *text, const char *fragment)
 {
     dx_ref r;
@@ -127,15 +145,17 @@ static void test_lint_bad_dir(void **state)
     assert_non_null(strstr(problems.p, "is already used"));
     assert_non_null(strstr(problems.p, "ranks"));
     assert_non_null(strstr(problems.p, "category 'wrong' differs"));
+    /* a constructed example needs the note on what was searched */
+    assert_non_null(
+        strstr(problems.p, "test/b.md: 1 example is constructed; add a '## About the examples'"));
     dx_buf_fini(&problems);
 }
 
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_parse_good),
-        cmocka_unit_test(test_parse_errors),
-        cmocka_unit_test(test_lint_rules),
+        cmocka_unit_test(test_parse_good),   cmocka_unit_test(test_parse_errors),
+        cmocka_unit_test(test_section),      cmocka_unit_test(test_lint_rules),
         cmocka_unit_test(test_lint_bad_dir),
     };
     return cmocka_run_group_tests(tests, NULL, free_arenas);
