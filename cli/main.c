@@ -53,7 +53,7 @@ static const cli_opt options[] = {
      "write JSON (for diagnose: the contract in docs/json.md)"},
     {"all", no_argument, OPT_ALL, NULL, CMD_DIAGNOSE, "also report low-confidence candidates"},
     {"verbose", no_argument, OPT_VERBOSE, NULL, CMD_DIAGNOSE | CMD_SHOW | CMD_EVAL | CMD_LINT,
-     "say everything: score terms, facts, timeline; every miss for eval; examples for show"},
+     "say everything: score terms, facts, timeline (eval: every miss; show: patterns, examples)"},
     {"kb", required_argument, OPT_KB, "DIR", CMD_DIAGNOSE | CMD_REFS | CMD_SHOW | CMD_EVAL,
      "add the references in DIR (<category>/<id>.md) to the built-in ones"},
     {"no-builtin", no_argument, OPT_NO_BUILTIN, NULL, CMD_DIAGNOSE | CMD_REFS | CMD_SHOW | CMD_EVAL,

@@ -9,6 +9,7 @@
 #include "diag.h"
 
 #include <jansson.h>
+#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 
@@ -661,6 +662,8 @@ int ddx_kb_write_ref_json(const ddx_kb *kb, size_t i, int full, FILE *out, ddx_e
 /* Markdown lines for a terminal: headings bold, backquotes dropped. */
 static void write_markdown(FILE *out, const style *s, const char *p, size_t n)
 {
+    while (n && isspace((unsigned char)p[n - 1]))
+        n--; /* the caller puts one blank line between blocks */
     const char *end = p + n;
     while (p < end) {
         const char *eol = memchr(p, '\n', (size_t)(end - p));
@@ -697,40 +700,41 @@ int ddx_kb_write_ref_text(const ddx_kb *kb, size_t i, int color, int verbose, FI
     while (cut && cut > r->body && strncmp(cut, DX_EXAMPLES_SECTION, strlen(DX_EXAMPLES_SECTION)))
         cut--; /* back to the heading line (it may carry trailing blanks) */
     write_markdown(out, &s, r->body, cut ? (size_t)(cut - r->body) : strlen(r->body));
-    if (about && about + alen < r->body + strlen(r->body)) /* sections after it, if any */
+    if (about && about + alen < r->body + strlen(r->body)) { /* sections after it, if any */
+        fputc('\n', out);
         write_markdown(out, &s, about + alen, strlen(about + alen));
-    fprintf(out, "%sSignals%s\n", s.bold, s.off);
-    for (size_t k = 0; k < r->nsignals; k++)
-        fprintf(out, "  %-8s %4.1f  %s\n", dx_role_name(r->signals[k].role), r->signals[k].weight,
-                r->signals[k].pattern);
+    }
     fprintf(out, "\n%sSources%s\n", s.bold, s.off);
     for (size_t k = 0; k < r->nsources; k++)
         fprintf(out, "  %s\n", r->sources[k]);
     size_t nbuilt = 0;
     for (size_t k = 0; k < r->nexamples; k++)
         nbuilt += r->examples[k].constructed != 0;
-    if (r->nexamples) {
-        fprintf(out, "\n%sExamples%s\n", s.bold, s.off);
-        if (verbose) {
-            for (size_t k = 0; k < r->nexamples; k++)
-                fprintf(out, "  %s\n    %s%s\n", r->examples[k].path,
-                        r->examples[k].constructed ? "constructed from " : "",
-                        r->examples[k].source ? r->examples[k].source : "");
-            if (about) {
-                fprintf(out, "\n%s%s%s\n", s.bold, DX_EXAMPLES_SECTION + 3, s.off);
-                write_markdown(out, &s, about, alen);
-            }
-        } else {
-            size_t nreal = r->nexamples - nbuilt;
-            fputs("  ", out);
-            if (nreal)
-                fprintf(out, "%zu from public report%s", nreal, nreal == 1 ? "" : "s");
-            if (nreal && nbuilt)
-                fputs(", ", out);
-            if (nbuilt)
-                fprintf(out, "%zu constructed from the frameworks' own messages", nbuilt);
-            fprintf(out, "; 'ddx show --verbose %s' lists them%s\n", r->id,
-                    about ? " and says what was searched" : "");
+    size_t nreal = r->nexamples - nbuilt;
+    if (!verbose) {
+        /* the machinery (patterns, examples, how they were found) only when asked */
+        fprintf(out, "\n%s%zu signal%s", s.dim, r->nsignals, r->nsignals == 1 ? "" : "s");
+        if (nreal)
+            fprintf(out, ", %zu example%s from public reports", nreal, nreal == 1 ? "" : "s");
+        if (nbuilt)
+            fprintf(out, ", %zu example%s constructed from the frameworks' own messages", nbuilt,
+                    nbuilt == 1 ? "" : "s");
+        fprintf(out, "; 'ddx show --verbose %s' lists them%s.%s\n", r->id,
+                about ? " and says what was searched for real logs" : "", s.off);
+    } else {
+        fprintf(out, "\n%sSignals%s\n", s.bold, s.off);
+        for (size_t k = 0; k < r->nsignals; k++)
+            fprintf(out, "  %-8s %4.1f  %s\n", dx_role_name(r->signals[k].role),
+                    r->signals[k].weight, r->signals[k].pattern);
+        if (r->nexamples)
+            fprintf(out, "\n%sExamples%s\n", s.bold, s.off);
+        for (size_t k = 0; k < r->nexamples; k++)
+            fprintf(out, "  %s\n    %s%s\n", r->examples[k].path,
+                    r->examples[k].constructed ? "constructed from " : "",
+                    r->examples[k].source ? r->examples[k].source : "");
+        if (about) {
+            fprintf(out, "\n%s%s%s\n", s.bold, DX_EXAMPLES_SECTION + 3, s.off);
+            write_markdown(out, &s, about, alen);
         }
     }
     if (ferror(out))

@@ -61,20 +61,23 @@ $ show --no-builtin --kb tests/data/kb t-root
 ? 0
 > A root failure on one rank
 > What happens
-> 2 from public reports; 'ddx show --verbose t-root' lists them
+> 2 signals, 2 examples from public reports; 'ddx show --verbose t-root' lists them.
+< Signals
 
-# The notes on where constructed examples come from are kept out of the default view and shown,
-# with each example's path and source, when asked for.
+# The patterns, the examples and the notes on where constructed examples come from are kept out
+# of the default view and shown, with each example's path and source, when asked for.
 $ show --no-builtin --kb tests/data/kb t-weak
 ? 0
 > Read the lines around it.
-> 1 from public report, 1 constructed from the frameworks' own messages; 'ddx show --verbose t-weak' lists them and says what was searched
+> 1 example from public reports, 1 example constructed from the frameworks' own messages; 'ddx show --verbose t-weak' lists them and says what was searched for real logs.
+< Generic failure seen
 < searched the test corpus
 < About the examples
 
 $ show --no-builtin --kb tests/data/kb --verbose t-weak
 ? 0
 > Read the lines around it.
+> symptom   0.8  Generic failure seen
 > examples/t-weak/one.log
 > https://example.org/g
 > constructed from the test's own wording of the generic line
