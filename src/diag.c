@@ -907,11 +907,19 @@ static int score_all(ddx_report *rep)
             rep->f[rep->nf++] = f;
         }
     }
-    /* the differential: the earliest root failure outranks what it caused */
-    const dx_event *earliest = NULL;
-    for (size_t i = 0; i < rep->nf; i++)
-        if (rep->f[i].has_root && (!earliest || event_before(rep->f[i].first, earliest)))
-            earliest = rep->f[i].first;
+    /* the differential: the earliest root failure outranks what it caused. The root lines of a
+     * reference whose lines are printed by the victims of another rank (culprit: other-rank: a
+     * peer closed the connection, a Ray node died) give way to a root failure of another kind
+     * unless the log's own times put them well before it: the victim's line and the crash that
+     * caused it are printed within moments, and interleaved output puts either first. */
+    const dx_event *earliest = NULL, *victim = NULL;
+    for (size_t i = 0; i < rep->nf; i++) {
+        const dx_event **e = rep->f[i].ref->culprit_other ? &victim : &earliest;
+        if (rep->f[i].has_root && (!*e || event_before(rep->f[i].first, *e)))
+            *e = rep->f[i].first;
+    }
+    if (!earliest || long_before(victim, earliest))
+        earliest = victim;
     char wbuf[300];
     for (size_t i = 0; i < rep->nf && earliest; i++) {
         dx_finding *f = &rep->f[i];

@@ -109,6 +109,20 @@ $ diagnose --no-builtin --kb tests/data/kb --all --verbose tests/data/timing/nea
 ? 1
 > only consequences seen, while a root failure is at tests/data/timing/near-root.log:3, rank 2
 
+# A peer's broken connection is printed by the victim of another rank's crash: when both come
+# within moments (here interleaved torchrun output, victim first), the crash is the earliest
+# root failure; when the log's own times put the broken connection twenty minutes earlier, it
+# stays the first failure.
+$ diagnose --verbose tests/data/timing/victim-line-first.log
+? 1
+> all-gather-dynamic-shapes  all_gather (or gather for metrics)
+> the earliest root failure in the job (tests/data/timing/victim-line-first.log:23, rank 1)
+
+$ diagnose --verbose tests/data/timing/victim-line-long-before.log
+? 1
+> remote-rank-crash  Another rank died
+> the earliest root failure in the job (tests/data/timing/victim-line-long-before.log:1, rank 0)
+
 # A failure line that no candidate explains well is still reported, weakly (a possible
 # finding at its low confidence), rather than as nothing; a launcher summary alone is not.
 $ diagnose --no-builtin --kb tests/data/kb tests/data/kb/examples/t-weak/one.log
