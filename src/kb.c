@@ -149,7 +149,7 @@ static const char *const kinds[] = {"crash", "hang", "oom", "config", "silent", 
 static const char *const sections[] = {"## What happens", "## Likely causes", "## Evidence checks",
                                        "## Fix", "## Tell it apart from"};
 
-const char *dx_ref_section(const dx_ref *r, const char *heading, size_t *len)
+const char *dx_ref_section(const dx_ref *r, const char *heading, size_t *len, const char **head)
 {
     size_t hl = strlen(heading);
     for (const char *p = r->body; p && *p;) {
@@ -164,6 +164,8 @@ const char *dx_ref_section(const dx_ref *r, const char *heading, size_t *len)
                 end = n ? n + 1 : end + strlen(end);
             }
             *len = (size_t)(end - start);
+            if (head)
+                *head = p;
             return start;
         }
         p = eol ? eol + 1 : NULL;
@@ -279,7 +281,7 @@ static int validate_one(const dx_ref *r, const dx_ref *const *all, size_t nall, 
         size_t nconstructed = 0, alen = 0;
         for (size_t i = 0; i < r->nexamples; i++)
             nconstructed += r->examples[i].constructed != 0;
-        const char *about = dx_ref_section(r, DX_EXAMPLES_SECTION, &alen);
+        const char *about = dx_ref_section(r, DX_EXAMPLES_SECTION, &alen, NULL);
         if (nconstructed && !(about && has_text(about, alen)))
             PROBLEM("%s: %zu example%s constructed; add a '%s' section saying what was "
                     "searched for real logs and why none was taken",

@@ -141,8 +141,10 @@ DX_HIDDEN const char *dx_op_name(int op);
  * was searched for real logs. */
 #define DX_EXAMPLES_SECTION "## About the examples"
 /* The text of the body section whose heading line is exactly heading (without the heading, up
- * to the next "## " line or the end), or NULL when the body has no such section. */
-DX_HIDDEN const char *dx_ref_section(const dx_ref *r, const char *heading, size_t *len);
+ * to the next "## " line or the end), or NULL when the body has no such section; *head, when
+ * head is given, is where its heading line starts. */
+DX_HIDDEN const char *dx_ref_section(const dx_ref *r, const char *heading, size_t *len,
+                                     const char **head);
 
 /* ---- the opened knowledge base (kb.c) ---- */
 struct dx_matcher;

@@ -664,6 +664,10 @@ static void write_markdown(FILE *out, const style *s, const char *p, size_t n)
 {
     while (n && isspace((unsigned char)p[n - 1]))
         n--; /* the caller puts one blank line between blocks */
+    while (n && (*p == '\n' || *p == '\r')) {
+        p++;
+        n--;
+    }
     const char *end = p + n;
     while (p < end) {
         const char *eol = memchr(p, '\n', (size_t)(end - p));
@@ -693,12 +697,11 @@ int ddx_kb_write_ref_text(const ddx_kb *kb, size_t i, int color, int verbose, FI
             r->kind, s.off);
     if (r->summary)
         fprintf(out, "\n%s\n", r->summary);
+    fputc('\n', out);
     /* the body, less the notes on where the examples come from (shown with verbose, last) */
     size_t alen = 0;
-    const char *about = dx_ref_section(r, DX_EXAMPLES_SECTION, &alen);
-    const char *cut = about ? about - strlen(DX_EXAMPLES_SECTION) - 1 : NULL;
-    while (cut && cut > r->body && strncmp(cut, DX_EXAMPLES_SECTION, strlen(DX_EXAMPLES_SECTION)))
-        cut--; /* back to the heading line (it may carry trailing blanks) */
+    const char *cut = NULL;
+    const char *about = dx_ref_section(r, DX_EXAMPLES_SECTION, &alen, &cut);
     write_markdown(out, &s, r->body, cut ? (size_t)(cut - r->body) : strlen(r->body));
     if (about && about + alen < r->body + strlen(r->body)) { /* sections after it, if any */
         fputc('\n', out);
@@ -733,7 +736,7 @@ int ddx_kb_write_ref_text(const ddx_kb *kb, size_t i, int color, int verbose, FI
                     r->examples[k].constructed ? "constructed from " : "",
                     r->examples[k].source ? r->examples[k].source : "");
         if (about) {
-            fprintf(out, "\n%s%s%s\n", s.bold, DX_EXAMPLES_SECTION + 3, s.off);
+            fprintf(out, "\n%s%s%s\n\n", s.bold, DX_EXAMPLES_SECTION + 3, s.off);
             write_markdown(out, &s, about, alen);
         }
     }

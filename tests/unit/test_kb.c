@@ -69,16 +69,26 @@ static void test_section(void **state)
     dx_ref r;
     ddx_error e = {0};
     size_t n = 0;
+    const char *head = NULL;
     assert_int_equal(parse(good, &r, &e), DDX_OK);
-    const char *t = dx_ref_section(&r, "## Fix", &n);
+    const char *t = dx_ref_section(&r, "## Fix", &n, &head);
     assert_non_null(t);
     assert_int_equal(n, strlen("1. One\n   continued.\n2. Two.\n\nAfter.\n"));
     assert_memory_equal(t, "1. One\n", 7);
-    t = dx_ref_section(&r, "## Tell it apart from", &n);
+    assert_memory_equal(head, "## Fix\n", 7);
+    t = dx_ref_section(&r, "## Tell it apart from", &n, NULL);
     assert_non_null(t);
     assert_int_equal(n, 2); /* "X\n", the last section runs to the end */
-    assert_null(dx_ref_section(&r, DX_EXAMPLES_SECTION, &n));
-    assert_null(dx_ref_section(&r, "## What", &n)); /* the whole heading line, not a prefix */
+    assert_null(dx_ref_section(&r, DX_EXAMPLES_SECTION, &n, NULL));
+    assert_null(dx_ref_section(&r, "## What", &n, NULL)); /* the whole heading line, not a prefix */
+    /* a heading on the last line, without a newline: an empty section that starts there */
+    static const char *const tail = "---\nid: y\ntitle: Y\ncategory: test\nkind: crash\nprior: "
+                                    "0.1\n---\n## Fix\n1. One.\n## About the examples";
+    assert_int_equal(parse(tail, &r, &e), DDX_OK);
+    t = dx_ref_section(&r, DX_EXAMPLES_SECTION, &n, &head);
+    assert_non_null(t);
+    assert_int_equal(n, 0);
+    assert_string_equal(head, DX_EXAMPLES_SECTION);
 }
 
 static void expect_error(const char *text, const char *fragment)
