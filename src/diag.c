@@ -313,14 +313,6 @@ static int parse_int(dx_str s)
     return (int)v;
 }
 
-static int blank(const char *p, size_t n)
-{
-    for (size_t i = 0; i < n; i++)
-        if (p[i] != ' ' && p[i] != '\t' && p[i] != '\r')
-            return 0;
-    return 1;
-}
-
 static int scan_log(scan_state *st, const dx_member *m, dx_reader *r, dx_input_info *info,
                     uint32_t input_index, int as_log)
 {
@@ -415,7 +407,7 @@ static int scan_log(scan_state *st, const dx_member *m, dx_reader *r, dx_input_i
             /* a line after the latest phase start in the same input: the job went on */
             if (st->rep->job.phase_last &&
                 st->rep->job.phase_seq != (((uint64_t)input_index << 40) | lineno) &&
-                st->rep->job.phase_seq >> 40 == input_index && !blank(line, len))
+                st->rep->job.phase_seq >> 40 == input_index && !dx_blank(line, len))
                 st->rep->job.phase_last = 0;
             lineno++;
             off += len + 1;

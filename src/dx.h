@@ -60,6 +60,9 @@ DX_HIDDEN int dx_buf_addc(dx_buf *b, char c);
 DX_HIDDEN const char *dx_buf_cstr(dx_buf *b);
 DX_HIDDEN void dx_buf_fini(dx_buf *b);
 
+/* Whether the n bytes at p are all white space (or n is 0). */
+DX_HIDDEN bool dx_blank(const char *p, size_t n);
+
 /* A borrowed view of text: valid only while its owner keeps it. */
 typedef struct dx_str {
     const char *p;

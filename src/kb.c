@@ -173,12 +173,12 @@ const char *dx_ref_section(const dx_ref *r, const char *heading, size_t *len, co
     return NULL;
 }
 
-static int has_text(const char *s, size_t n)
+size_t dx_ref_nconstructed(const dx_ref *r)
 {
-    for (size_t i = 0; i < n; i++)
-        if (!isspace((unsigned char)s[i]))
-            return 1;
-    return 0;
+    size_t n = 0;
+    for (size_t i = 0; i < r->nexamples; i++)
+        n += r->examples[i].constructed != 0;
+    return n;
 }
 
 static int valid_id(const char *s)
@@ -278,11 +278,9 @@ static int validate_one(const dx_ref *r, const dx_ref *const *all, size_t nall, 
             PROBLEM("%s: '## Fix' has no numbered steps", f);
         /* a constructed example is the fallback for failures with too few public logs: the
            reference has to say what was searched (docs/reference-format.md) */
-        size_t nconstructed = 0, alen = 0;
-        for (size_t i = 0; i < r->nexamples; i++)
-            nconstructed += r->examples[i].constructed != 0;
+        size_t nconstructed = dx_ref_nconstructed(r), alen = 0;
         const char *about = dx_ref_section(r, DX_EXAMPLES_SECTION, &alen, NULL);
-        if (nconstructed && !(about && has_text(about, alen)))
+        if (nconstructed && !(about && !dx_blank(about, alen)))
             PROBLEM("%s: %zu example%s constructed; add a '%s' section saying what was "
                     "searched for real logs and why none was taken",
                     f, nconstructed, nconstructed == 1 ? " is" : "s are", DX_EXAMPLES_SECTION);

@@ -145,6 +145,8 @@ DX_HIDDEN const char *dx_op_name(int op);
  * head is given, is where its heading line starts. */
 DX_HIDDEN const char *dx_ref_section(const dx_ref *r, const char *heading, size_t *len,
                                      const char **head);
+/* How many of the reference's examples are constructed. */
+DX_HIDDEN size_t dx_ref_nconstructed(const dx_ref *r);
 
 /* ---- the opened knowledge base (kb.c) ---- */
 struct dx_matcher;

@@ -710,9 +710,7 @@ int ddx_kb_write_ref_text(const ddx_kb *kb, size_t i, int color, int verbose, FI
     fprintf(out, "\n%sSources%s\n", s.bold, s.off);
     for (size_t k = 0; k < r->nsources; k++)
         fprintf(out, "  %s\n", r->sources[k]);
-    size_t nbuilt = 0;
-    for (size_t k = 0; k < r->nexamples; k++)
-        nbuilt += r->examples[k].constructed != 0;
+    size_t nbuilt = dx_ref_nconstructed(r);
     size_t nreal = r->nexamples - nbuilt;
     if (!verbose) {
         /* the machinery (patterns, examples, how they were found) only when asked */

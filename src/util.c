@@ -5,6 +5,8 @@
  */
 #include "dx.h"
 
+#include <ctype.h>
+
 static long fail_countdown; /* 0: never fail; N: the Nth allocation from now fails */
 
 void dx_alloc_fail_after(long n) { fail_countdown = n; }
@@ -130,4 +132,12 @@ void dx_buf_fini(dx_buf *b)
     dx_free(b->p);
     b->p = NULL;
     b->n = b->cap = 0;
+}
+
+bool dx_blank(const char *p, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!isspace((unsigned char)p[i]))
+            return false;
+    return true;
 }
