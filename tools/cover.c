@@ -279,6 +279,7 @@ static const sample samples[] = {
     {"port", "29500"},
     {"pid", "4242"},
     {"sizes", "[2, 3]"},
+    {"strides", "[3, 1]"},
     {"shape", "torch.Size([2, 3])"},
     {"dtype", "torch.float32"},
     {"device", "cuda:0"},
@@ -437,6 +438,9 @@ static const form forms[] = {
     {"log-", ".hpp", "[%L1204 10:00:00.123456789 %B:123] "},
     {"log-", ".h", "[%L1204 10:00:00.123456789 %B:123] "},
     {"warn", ".py", "%F:123: UserWarning: "},
+    {"warn", ".cpp", "[W1204 10:00:00.123456789 %B:123] Warning: "}, /* TORCH_WARN */
+    {"warn", ".hpp", "[W1204 10:00:00.123456789 %B:123] Warning: "},
+    {"warn", ".h", "[W1204 10:00:00.123456789 %B:123] Warning: "},
     /* a C++ error as Python raises it: c10::Error and the c10d errors' Python classes */
     {"check", "", "RuntimeError: "},
     {"check", "", "torch.distributed.DistBackendError: "},
@@ -694,25 +698,30 @@ static void parse_range(const char *p, char *fw, char *lo, char *hi)
     }
 }
 
-/* Whether a signal's source says it reads a traceback or stack frame, a source line or a log
- * prefix that a file produces rather than a message it prints (docs/reference-format.md). */
-static int reads_no_message(const char *src)
+/* Whether a signal says, in its source or its id, that it reads a traceback or stack frame, a
+ * source line or a log prefix that a file produces rather than a message it prints
+ * (docs/reference-format.md). */
+static int reads_no_message(const dx_signal *sg)
 {
-    static const char *const words[] = {"frame", "source line", "stack", "prefix"};
+    static const char *const words[] = {"frame", "source line", "stack", "prefix", "traceback"};
     for (size_t i = 0; i < DX_ARRAY_LEN(words); i++)
-        if (strstr(src, words[i]))
+        if (strstr(sg->source, words[i]) || strstr(sg->id, words[i]))
             return 1;
-    return 0;
+    return ends_with(sg->id, "-line");
 }
 
-/* Checks one signal against every data file its source names; appends problems. */
+/* Checks one signal against the data files its source names: it must match at least one
+ * message of one of them (within the release range written after a path, when there is one).
+ * A signal whose source says it reads a frame, a source line or a prefix, and one whose ranges
+ * hold none of the scanned releases, are counted and not checked. Appends problems. */
 static void check_signal(const ddx_kb *kb, uint32_t s, const rowset *set, dx_buf *problems,
                          size_t *ntraced, size_t *nframes, size_t *nunscanned)
 {
     const char *src = kb->sigs[s]->source;
     if (!src)
         return;
-    dx_buf name = {0};
+    int named = 0, in_range = 0, matched = 0;
+    dx_buf files = {0};
     for (const char *p = src; *p;) {
         if (!is_path_char(*p) || (p > src && is_path_char(p[-1]))) {
             p++;
@@ -724,48 +733,41 @@ static void check_signal(const ddx_kb *kb, uint32_t s, const rowset *set, dx_buf
         size_t n = (size_t)(e - p);
         while (n && (p[n - 1] == '.' || p[n - 1] == '/'))
             n--;
-        int has_slash = memchr(p, '/', n) != NULL;
         /* an optional release range right after the path: " [framework first..last]" */
         char fw[64] = "", lo[64] = "", hi[64] = "";
         parse_range(e, fw, lo, hi);
-        int named = 0, matched = 0, in_range = 0;
-        for (size_t i = 0; has_slash && i < set->n; i++) {
+        int this_named = 0;
+        for (size_t i = 0; memchr(p, '/', n) && i < set->n; i++) {
             const row *r = &set->rows[i];
-            if (!names_file(r->file, p, n))
+            if (!names_file(r->file, p, n) || (fw[0] && strcmp(fw, r->framework)))
                 continue;
-            if (fw[0] && strcmp(fw, r->framework))
-                continue;
-            named = 1;
+            this_named = named = 1;
             if (fw[0] && (version_cmp(r->last, lo) < 0 || version_cmp(r->first, hi) > 0))
                 continue;
             in_range = 1;
-            if (r->hit[s])
-                matched = 1;
+            matched |= r->hit[s];
         }
-        if (named && reads_no_message(src)) {
-            named = 0; /* it reads a frame, a source line or a prefix, not a message */
-            (*nframes)++;
-        }
-        if (named && !in_range) {
-            named = 0; /* none of the scanned releases is in its range */
-            (*nunscanned)++;
-        }
-        if (named) {
-            (*ntraced)++;
-            if (!matched) {
-                sig_name(kb, s, &name);
-                dx_buf_addf(problems,
-                            "%s: its source names %.*s%s%s%s%s%s but it matches none of the "
-                            "messages found there\n",
-                            dx_buf_cstr(&name), (int)n, p, fw[0] ? " [" : "", fw, fw[0] ? " " : "",
-                            fw[0] ? lo : "", fw[0] ? ".." : "");
-                if (fw[0])
-                    dx_buf_addf(problems, "  (range ends at %s)\n", hi);
-            }
-        }
+        if (this_named)
+            dx_buf_addf(&files, "%s%.*s", files.n ? ", " : "", (int)n, p);
         p = e;
     }
-    dx_buf_fini(&name);
+    if (named && reads_no_message(kb->sigs[s]))
+        (*nframes)++; /* it reads a frame, a source line or a prefix, not a message */
+    else if (named && !in_range)
+        (*nunscanned)++; /* none of the scanned releases is in its ranges */
+    else if (named) {
+        (*ntraced)++;
+        if (!matched) {
+            dx_buf name = {0};
+            sig_name(kb, s, &name);
+            dx_buf_addf(problems,
+                        "%s: its source names %s but it matches none of the messages found "
+                        "there\n",
+                        dx_buf_cstr(&name), dx_buf_cstr(&files));
+            dx_buf_fini(&name);
+        }
+    }
+    dx_buf_fini(&files);
 }
 
 /* Checks the claims of one row: each "ref/signal" named must exist and match. */

@@ -198,9 +198,15 @@ def apply_format(fmt_raw, args, kwargs=None):
     return "".join(out)
 
 
+def format_fields(t):
+    """A constant kept to be formatted later: its %-conversions and {} fields as placeholders."""
+    t = apply_printf(t, [])
+    return re.sub(r"\{\{(\w*)\}\}", lambda m: ph(m.group(1) or "arg"), t)
+
+
 def dollar_template(t):
     """string.Template's ${name} placeholders as the data's {name}."""
-    return re.sub(r"\$\{\{(\w+)\}\}", r"{\1}", t)
+    return re.sub(r"\$\{\{?(\w+)\}?\}", r"{\1}", t)
 
 
 def letters(template):
@@ -333,6 +339,8 @@ class PyScanner(ast.NodeVisitor):
         # (an exception's message attribute, a module's format template)
         if self.is_str(node.value):
             t = self.template(node.value)
+            if isinstance(node.value, ast.Constant):
+                t = format_fields(t)
             if letters(t) >= 12 and " " in t:
                 self.add("str", dollar_template(t))
         self.generic_visit(node)
@@ -566,6 +574,7 @@ class CScanner:
         "REDUCER_CHECK": ("check", 2, "concat"),
         "TORCH_UCC_LOG_ERROR": ("log-error", 1, "concat"),
         "CAFFE_THROW": ("throw", 0, "concat"),
+        "recordError": ("str", 0, "fmt"),
         "CAFFE_ENFORCE": ("check", 1, "concat"),
         "AT_ERROR": ("throw", 0, "concat"),
         "TORCH_INTERNAL_ASSERT": ("internal-assert", 1, "assert"),
@@ -587,6 +596,7 @@ class CScanner:
     STREAM = re.compile(r"(?<![\w:])(?:LOG|VLOG|LOG_IF|LOG_EVERY_N|LOG_FIRST_N|C10_LOG_FIRST_N|"
                         r"C10_LOG_EVERY_N)\s*\(\s*(\w+)[^;]*?\)\s*<<")
     ASSIGN = re.compile(r'(?<![\w.>])(\w+)(?:\[\])?\s*(\+?=)\s*((?:(?:u8|L|u|U)?"(?:[^"\\\n]|\\.)*"\s*)+);')
+    PIECE = re.compile(r'(?:\breturn\s+|\.append\(\s*)((?:(?:u8|L|u|U)?"(?:[^"\\\n]|\\.)*"\s*)+)[;)]')
     SSTREAM = re.compile(r'(?<![\w.>:])(?:ss|oss|os|stream|msg|message|out|buf|err|errMsg|'
                          r'error_msg|str|s)\s*<<\s*(?=(?:u8|L)?")')
     LEVELS = {"INFO": "log-info", "WARNING": "log-warning", "ERROR": "log-error",
@@ -677,6 +687,8 @@ class CScanner:
                 depth += 1
             elif c in ")]}":
                 depth -= 1
+                if depth < 0:
+                    return i  # the statement was the last part of an enclosing expression
             elif c == ";" and depth <= 0:
                 return i
             i += 1
@@ -733,6 +745,11 @@ class CScanner:
             else:
                 tpl = self.concat(msg, 0, m.start())
             self.out.append((kind, tpl, ""))
+        for m in self.PIECE.finditer(t):
+            # a message returned or appended piece by piece: return "..."; msg.append("...");
+            lit = literal_chain(m.group(1))
+            if lit is not None:
+                self.out.append(("str", esc_text(lit), ""))
         for m in self.ASSIGN.finditer(t):
             # a message, or part of one, kept in a variable: std::string msg = "..." "...";
             lit = literal_chain(m.group(3))
