@@ -18,7 +18,9 @@
  *    matches at least one row of that file, within the release range written after the path
  *    ("path [framework first..last]") when there is one.
  */
+#include "facts.h"
 #include "kb.h"
+#include "lint.h"
 #include "match.h"
 
 #include <dirent.h>
@@ -33,7 +35,8 @@ typedef struct row {
 } row;
 
 /* A line of <framework>.samples: in files matching glob, a placeholder whose lower-cased name
- * contains key takes the values in turn (fill k takes value k modulo their number). */
+ * contains key (or is key after a leading '=') takes the values in turn (fill k takes value k
+ * modulo their number). */
 typedef struct altsample {
     char *glob, *key;
     char **values;
@@ -319,9 +322,12 @@ static const altsample *alternatives(const rowset *set, const char *name, size_t
     for (size_t i = 0; i < k; i++)
         low[i] = (char)((name[i] >= 'A' && name[i] <= 'Z') ? name[i] - 'A' + 'a' : name[i]);
     low[k] = '\0';
-    for (size_t i = 0; i < set->nsamples; i++)
-        if (strstr(low, set->samples[i].key) && !fnmatch(set->samples[i].glob, file, 0))
+    for (size_t i = 0; i < set->nsamples; i++) {
+        const char *key = set->samples[i].key;
+        int hit = key[0] == '=' ? !strcmp(low, key + 1) : strstr(low, key) != NULL;
+        if (hit && !fnmatch(set->samples[i].glob, file, 0))
             return &set->samples[i];
+    }
     return NULL;
 }
 
@@ -430,6 +436,7 @@ typedef struct form {
 
 static const form forms[] = {
     {"log-", ".py", "%W:%M:"},                               /* logging's default format */
+    {"log-", ".py", "%M: [%W] "},                            /* torchelastic's own format */
     {"log-", ".py", "%L1204 10:00:00.123000 4242 %F:123] "}, /* torch's own handler, 2.4+ */
     {"log-", ".py", "[default0]:%L1204 10:00:00.123000 4242 %F:123] "},
     {"log-", ".cpp", "[%L1204 10:00:00.123456789 %B:123] "}, /* glog as c10 prints it */
@@ -441,6 +448,7 @@ static const form forms[] = {
     {"warn", ".cpp", "[W1204 10:00:00.123456789 %B:123] Warning: "}, /* TORCH_WARN */
     {"warn", ".hpp", "[W1204 10:00:00.123456789 %B:123] Warning: "},
     {"warn", ".h", "[W1204 10:00:00.123456789 %B:123] Warning: "},
+    {"str", "socket.cpp", "[c10d] "}, /* a message the c10d socket code logs with C10D_* */
     /* a C++ error as Python raises it: c10::Error and the c10d errors' Python classes */
     {"check", "", "RuntimeError: "},
     {"check", "", "torch.distributed.DistBackendError: "},
@@ -499,7 +507,7 @@ static int add_prefix(dx_buf *out, const form *f, const row *r)
 
 /* ==== matching ============================================================================= */
 
-/* The lines a row is matched as: every filling of its template, the first one again in each
+/* The lines a row is matched as: every filling of its template, the guessed ones again in each
  * printed form its kind has, and its source line; one line each, '\n'-terminated. */
 static int row_lines(const rowset *set, const row *r, dx_buf *out)
 {
@@ -514,11 +522,13 @@ static int row_lines(const rowset *set, const row *r, dx_buf *out)
         if (strncmp(r->kind, forms[k].kind_prefix, strlen(forms[k].kind_prefix)) ||
             !ends_with(r->file, forms[k].ext))
             continue;
-        rc = add_prefix(out, &forms[k], r);
-        if (!rc)
-            rc = fill(set, out, r->tpl, 0, NULL, r->file);
-        if (!rc)
-            rc = dx_buf_addc(out, '\n');
+        for (size_t f = 0; f < na && !rc; f++) {
+            rc = add_prefix(out, &forms[k], r);
+            if (!rc)
+                rc = fill(set, out, r->tpl, f, NULL, r->file);
+            if (!rc)
+                rc = dx_buf_addc(out, '\n');
+        }
     }
     if (!rc && r->line[0]) {
         rc = dx_buf_add(out, r->line, strlen(r->line));
@@ -623,39 +633,6 @@ static int cmd_match(const ddx_kb *kb, const char *path)
 
 /* ==== check ================================================================================ */
 
-/* Orders release labels as the tool does: numbers numerically, a letter part (a0, rc1) before
- * the number that could stand in its place. */
-static int version_cmp(const char *a, const char *b)
-{
-    while (*a || *b) {
-        while (*a && !((*a >= '0' && *a <= '9') || (*a >= 'a' && *a <= 'z')))
-            a++;
-        while (*b && !((*b >= '0' && *b <= '9') || (*b >= 'a' && *b <= 'z')))
-            b++;
-        if (!*a || !*b)
-            return (*a != '\0') - (*b != '\0');
-        int da = *a >= '0' && *a <= '9', db = *b >= '0' && *b <= '9';
-        if (da != db)
-            return da - db; /* a letter part sorts first */
-        if (da) {
-            unsigned long long x = strtoull(a, (char **)&a, 10), y = strtoull(b, (char **)&b, 10);
-            if (x != y)
-                return x < y ? -1 : 1;
-        } else {
-            const char *sa = a, *sb = b;
-            while (*a >= 'a' && *a <= 'z')
-                a++;
-            while (*b >= 'a' && *b <= 'z')
-                b++;
-            size_t la = (size_t)(a - sa), lb = (size_t)(b - sb);
-            int c = strncmp(sa, sb, la < lb ? la : lb);
-            if (c || la != lb)
-                return c ? c : (la < lb ? -1 : 1);
-        }
-    }
-    return 0;
-}
-
 static int is_path_char(char c)
 {
     return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
@@ -710,6 +687,23 @@ static int reads_no_message(const dx_signal *sg)
     return ends_with(sg->id, "-line");
 }
 
+/* Whether a release the data of r's framework was scanned at lies in [lo, hi] and in r's own
+ * range: the message was seen in a release the range names. */
+static int scanned_in(const rowset *set, const row *r, const char *lo, const char *hi)
+{
+    for (size_t i = 0; i < set->n; i++) {
+        const row *o = &set->rows[i];
+        if (o->framework != r->framework)
+            continue;
+        const char *v[2] = {o->first, o->last};
+        for (size_t k = 0; k < 2; k++)
+            if (dx_version_cmp(v[k], lo) >= 0 && dx_version_cmp(v[k], hi) <= 0 &&
+                dx_version_cmp(v[k], r->first) >= 0 && dx_version_cmp(v[k], r->last) <= 0)
+                return 1;
+    }
+    return 0;
+}
+
 /* Checks one signal against the data files its source names: it must match at least one
  * message of one of them (within the release range written after a path, when there is one).
  * A signal whose source says it reads a frame, a source line or a prefix, and one whose ranges
@@ -742,7 +736,7 @@ static void check_signal(const ddx_kb *kb, uint32_t s, const rowset *set, dx_buf
             if (!names_file(r->file, p, n) || (fw[0] && strcmp(fw, r->framework)))
                 continue;
             this_named = named = 1;
-            if (fw[0] && (version_cmp(r->last, lo) < 0 || version_cmp(r->first, hi) > 0))
+            if (fw[0] && !scanned_in(set, r, lo, hi))
                 continue;
             in_range = 1;
             matched |= r->hit[s];

@@ -383,6 +383,9 @@ class PyScanner(ast.NodeVisitor):
             self.add("raise", esc_text(name) + ": " + self.template(args[1]), self.src_line(node))
         elif re.match(r"^torch\._check(_\w+)?$", fname) and len(args) >= 2:
             self.add("check", self.template(args[1]), self.src_line(node))
+        elif attr in ("deprecated", "_deprecated") and args and self.is_str(args[0]):
+            # @deprecated("...") prints its text as a warning when the function is called
+            self.add("warn", self.template(args[0]))
         elif attr in ("_p_assert", "p_assert") and len(args) >= 2:
             self.add("assert", "AssertionError: " + self.template(args[1]), self.src_line(node))
         elif attr == "_raise_assert_with_print" and args:
