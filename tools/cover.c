@@ -449,6 +449,9 @@ static const form forms[] = {
     {"warn", ".hpp", "[W1204 10:00:00.123456789 %B:123] Warning: "},
     {"warn", ".h", "[W1204 10:00:00.123456789 %B:123] Warning: "},
     {"str", "socket.cpp", "[c10d] "}, /* a message the c10d socket code logs with C10D_* */
+    /* NCCL's debug output (src/debug.cc): host:pid:tid [cudaDev], the file for a warning */
+    {"nccl-info", "", "node-1:4242:4300 [0] NCCL INFO "},
+    {"nccl-warn", "", "node-1:4242:4300 [0] %B:123 NCCL WARN "},
     /* a C++ error as Python raises it: c10::Error and the c10d errors' Python classes */
     {"check", "", "RuntimeError: "},
     {"check", "", "torch.distributed.DistBackendError: "},

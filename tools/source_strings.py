@@ -123,7 +123,9 @@ def version_key(v):
 # ==== placeholders ===========================================================================
 
 def esc_text(s):
-    return s.replace("{", "{{").replace("}", "}}")
+    s = s.replace("{", "{{").replace("}", "}}")
+    # a stringified macro argument (marked by literal_chain) is a placeholder named after it
+    return re.sub("\x01(\\w+)\x02", r"{\1}", s)
 
 
 def ph(expr, conv=""):
@@ -555,8 +557,16 @@ def literal_chain(expr):
             out.append("l" + PRI_MACRO.match(m.group(0)).group(1))
             pos += m.end()
             continue
-        if m and m.group(0) in ("C10_STRINGIZE", "__FILE__"):
-            return None
+        if m and out and not e[pos + m.end():].lstrip().startswith("("):
+            # a macro that stands for a literal between literals ("Call to " name " failed")
+            out.append("\x01" + m.group(0) + "\x02")
+            pos += m.end()
+            continue
+        m2 = re.match(r"#\s*([A-Za-z_]\w*)", e[pos:])
+        if m2:  # a macro argument stringified in a macro body: #call
+            out.append("\x01" + m2.group(1) + "\x02")
+            pos += m2.end()
+            continue
         return None
     return "".join(out) if out else None
 
