@@ -12,6 +12,8 @@
  *     dropped);
  *   - hard wraps: when several lines of a chunk stop at exactly the same width (a terminal's
  *     or a tracker's), mid-text, a line at that width is joined with the line after it;
+ *   - Markdown quotes: a log pasted into an issue as a quote ("> " before most lines) is read
+ *     without the quote marks;
  *   - cluster suffixes: Ray's " [repeated 3x across cluster]" is not part of the message
  *     (dx_norm_body_end, used when an anchored pattern is confirmed on a line's body).
  * A chunk that needs none of this is left alone (dx_norm_chunk returns 0) at the cost of one
@@ -332,15 +334,25 @@ int dx_norm_chunk(dx_norm *n, const char *data, size_t len, uint64_t first_line)
     pline *v = dx_malloc((nl ? nl : 1) * sizeof *v);
     if (!v)
         return DDX_ENOMEM;
-    size_t i = 0;
+    size_t i = 0, quoted = 0, filled = 0;
     for (const char *p = data; p < data + len; i++) {
         const char *e = memchr(p, '\n', (size_t)(data + len - p));
         size_t l = e ? (size_t)(e - p) : (size_t)(data + len - p);
         v[i] = (pline){p, trim_blank(p, 0, l)};
+        quoted += v[i].len && p[0] == '>';
+        filled += v[i].len > 0;
         p += l + 1;
     }
+    /* a log pasted as a Markdown quote: most lines start with '>' */
+    int unquote = filled >= 2 && quoted * 10 >= filled * 6;
+    for (i = 0; unquote && i < nl; i++)
+        if (v[i].len && v[i].p[0] == '>') {
+            size_t k = v[i].len > 1 && v[i].p[1] == ' ' ? 2 : 1;
+            v[i].p += k;
+            v[i].len -= k;
+        }
     size_t w = wrap_width(v, nl);
-    if (!has_cr && !has_bs && !w) {
+    if (!has_cr && !has_bs && !w && !unquote) {
         dx_free(v);
         return 0;
     }
@@ -357,6 +369,7 @@ int dx_norm_chunk(dx_norm *n, const char *data, size_t len, uint64_t first_line)
         size_t l = (size_t)(data + len - p);
         const char *e = memchr(p, '\n', l);
         l = e ? (size_t)(e - p) : l;
+        changed |= unquote && p > data && p[-1] != '\n'; /* its quote mark was taken off */
         if (k > 1) {
             joined.n = 0;
             for (size_t j = 0; j < k && !rc; j++)

@@ -124,6 +124,28 @@ static void test_tables_are_not_wraps(void **state)
     dx_norm_fini(&n);
 }
 
+static void test_markdown_quote(void **state)
+{
+    (void)state;
+    dx_norm n = {0};
+    const char t[] = "> Traceback (most recent call last):\n"
+                     ">   File \"rendezvous.py\", line 126, in _tcp_rendezvous_handler\n"
+                     "> ValueError: host not found: Name or service not known\n"
+                     "\n"
+                     "that is all\n";
+    assert_int_equal(dx_norm_chunk(&n, t, sizeof t - 1, 1), 1);
+    assert_int_equal(n.nlines, 5);
+    assert_string_equal(lline(&n, 0), "Traceback (most recent call last):");
+    assert_string_equal(lline(&n, 1),
+                        "  File \"rendezvous.py\", line 126, in _tcp_rendezvous_handler");
+    assert_string_equal(lline(&n, 2), "ValueError: host not found: Name or service not known");
+    assert_string_equal(lline(&n, 4), "that is all");
+    /* one quoted line among ordinary ones is an ordinary line */
+    const char u[] = "a\nb\n> c\nd\n";
+    assert_int_equal(dx_norm_chunk(&n, u, sizeof u - 1, 1), 0);
+    dx_norm_fini(&n);
+}
+
 static void test_body_end(void **state)
 {
     (void)state;
@@ -156,6 +178,7 @@ int main(void)
         cmocka_unit_test(test_escaped_log),
         cmocka_unit_test(test_hard_wrap),
         cmocka_unit_test(test_tables_are_not_wraps),
+        cmocka_unit_test(test_markdown_quote),
         cmocka_unit_test(test_body_end),
         cmocka_unit_test(test_no_memory),
     };
