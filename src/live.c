@@ -555,6 +555,11 @@ static int read_batch(dx_live *lv, int sid, int64_t now)
                 lv->trig_source = sid;
                 lv->trig_line = s->lines;
                 lv->trig_rank = rank;
+                dx_str v;
+                long long cr;
+                if (rank < 0 && dx_scan_capture(lv->scan, "rank", &v) && !parse_ll(v, &cr) &&
+                    cr < RANK_MAX)
+                    lv->trig_rank = (int)cr; /* the line names its rank: "boom on rank 3" */
                 lv->trig_at = now;
             }
         }
@@ -868,27 +873,33 @@ int dx_live_stall_check(dx_live *lv, const dx_live_stall_opts *o, int64_t now, d
         }
         return 1;
     }
-    /* one or more ranks that showed progress went silent while others progress */
-    int fresh = 0;
+    /* one or more ranks that showed progress went silent while others progress: the others
+     * made progress for at least half the threshold after the silent rank's last step (ranks
+     * that stop together, a few steps apart, are the whole job stalling, not one rank) */
+    int64_t newest = 0;
     for (size_t r = 0; r < lv->nranks; r++) {
         const rstate *x = lv->ranks[r];
-        if (!x || x->nprog < 2 || finished(x))
-            continue;
-        if (now - x->last_prog >= thr) {
-            out->nsilent_total++;
-            add_sorted(lv, out->silent, &out->nsilent, DX_STALL_RANKS_MAX, (int)r, 1);
-            fresh |= !x->silent_reported;
-        } else if (out->nactive < DX_STALL_RANKS_MAX)
-            out->active[out->nactive++] = (int)r;
+        if (x && x->nprog >= 2 && !finished(x) && now - x->last_prog < thr) {
+            if (x->last_prog > newest)
+                newest = x->last_prog;
+            if (out->nactive < DX_STALL_RANKS_MAX)
+                out->active[out->nactive++] = (int)r;
+        }
     }
-    if (!out->nsilent || !out->nactive || !fresh) {
+    int fresh = 0;
+    for (size_t r = 0; r < lv->nranks && out->nactive; r++) {
+        rstate *x = lv->ranks[r];
+        if (!x || x->nprog < 2 || finished(x) || now - x->last_prog < thr ||
+            newest - x->last_prog < thr / 2)
+            continue;
+        out->nsilent_total++;
+        add_sorted(lv, out->silent, &out->nsilent, DX_STALL_RANKS_MAX, (int)r, 1);
+        fresh |= !x->silent_reported;
+        x->silent_reported = 1;
+    }
+    if (!out->nsilent || !fresh) {
         memset(out, 0, sizeof *out);
         return 0;
-    }
-    for (size_t r = 0; r < lv->nranks; r++) {
-        rstate *x = lv->ranks[r];
-        if (x && x->nprog >= 2 && !finished(x) && now - x->last_prog >= thr)
-            x->silent_reported = 1;
     }
     out->kind = DX_STALL_RANKS;
     out->silent_s = (double)(now - lv->ranks[out->silent[0]]->last_prog) / 1e6;
