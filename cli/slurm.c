@@ -327,18 +327,19 @@ static void job_files(const char *id, sjob *j, const cli_args *a, files *f)
             p = nl + 1;
         }
     }
-    /* files named after the job, in its working folder and beside its output */
-    files_named_after(f, wd, j->id);
-    if (aj && *aj && at && *at) {
-        char both[80];
-        snprintf(both, sizeof both, "%s_%s", aj, at);
-        files_named_after(f, wd, both);
-    }
+    /* files named after the job, in its working folder and beside its output: an array
+     * task by "<array id>_<task id>" (its own job id may be the array's) */
+    char name_id[80];
+    if (aj && *aj && at && *at)
+        snprintf(name_id, sizeof name_id, "%s_%s", aj, at);
+    else
+        snprintf(name_id, sizeof name_id, "%s", j->id);
+    files_named_after(f, wd, name_id);
     char *o = str_dup(j->lead->std_out);
     char *slash = o ? strrchr(o, '/') : NULL;
     if (slash) {
         *slash = '\0';
-        files_named_after(f, o, j->id);
+        files_named_after(f, o, name_id);
     }
     dx_free(o);
     for (size_t i = 1; i < a->nargs; i++) {
@@ -386,7 +387,12 @@ static json_t *job_object(const sjob *j, const files *f, const char *culprit_hos
     json_t *o = json_object();
     json_object_set_new(o, "scheduler", json_string("slurm"));
     json_object_set_new(o, "id", json_string(j->id));
-    json_object_set_new(o, "cluster", jstrn(r->cluster));
+    /* scontrol does not print the cluster; the epilog's environment names it */
+    const char *cl = getenv("SLURM_CLUSTER_NAME");
+    json_object_set_new(o, "cluster",
+                        r->cluster.n ? jstrn(r->cluster)
+                        : cl && *cl  ? json_string(cl)
+                                     : json_null());
     if (r->array_job_id.n && r->array_task_id.n) {
         json_object_set_new(o, "array_job_id", jstrn(r->array_job_id));
         json_object_set_new(o, "array_task_id", jstrn(r->array_task_id));
@@ -433,6 +439,30 @@ static void save_path(const sjob *j, dx_buf *b)
         dx_buf_addf(b, "%.*s/ddx-%s.json", (int)j->lead->work_dir.n,
                     j->lead->work_dir.n ? j->lead->work_dir.p : ".", j->id);
     dx_free(o);
+}
+
+/* Writes the report beside the job's output, whole or not at all (a temporary file renamed:
+ * whoever ingests the folder never reads half a report), owned by the job's user when root. */
+static int save_report(const sjob *j, const char *text)
+{
+    dx_buf p = {0}, tmp = {0};
+    save_path(j, &p);
+    dx_buf_addf(&tmp, "%s.tmp.%ld", p.p, (long)getpid());
+    FILE *s = fopen(tmp.p, "w");
+    int bad = !s || fputs(text, s) < 0 || fputc('\n', s) < 0;
+    bad |= s && fclose(s) != 0;
+    if (!bad && geteuid() == 0 && j->lead->uid >= 0 && chown(tmp.p, (uid_t)j->lead->uid, (gid_t)-1))
+        fprintf(stderr, "ddx: slurm: %s: cannot give it to uid %ld: %s\n", p.p, j->lead->uid,
+                strerror(errno));
+    if (bad || rename(tmp.p, p.p)) {
+        cli_fail("slurm: cannot write %s: %s", p.p, strerror(errno));
+        unlink(tmp.p);
+    } else
+        fprintf(stderr, "ddx: slurm: wrote %s\n", p.p);
+    int rc = bad ? -1 : access(p.p, F_OK);
+    dx_buf_fini(&p);
+    dx_buf_fini(&tmp);
+    return rc;
 }
 
 int cli_slurm(cli_args *a)
@@ -502,21 +532,8 @@ int cli_slurm(cli_args *a)
         goto done;
     }
     text = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
-    if (a->save) {
-        dx_buf p = {0};
-        save_path(&j, &p);
-        FILE *s = fopen(p.p, "w");
-        if (!s || fputs(text, s) < 0 || fputc('\n', s) < 0 || fclose(s)) {
-            cli_fail("slurm: cannot write %s: %s", p.p, strerror(errno));
-            dx_buf_fini(&p);
-            goto done;
-        }
-        if (geteuid() == 0 && j.lead->uid >= 0 && chown(p.p, (uid_t)j.lead->uid, (gid_t)-1))
-            fprintf(stderr, "ddx: slurm: %s: cannot give it to uid %ld: %s\n", p.p, j.lead->uid,
-                    strerror(errno));
-        fprintf(stderr, "ddx: slurm: wrote %s\n", p.p);
-        dx_buf_fini(&p);
-    }
+    if (a->save && save_report(&j, text))
+        goto done;
     if (a->db) {
         dx_fleet *db = NULL;
         int outcome = 0;

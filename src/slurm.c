@@ -511,9 +511,18 @@ const char *dx_slurm_annotate(ddx_report *rep, const dx_slurm_rec *r, const char
     if (cr < 0)
         return NULL;
     const char *host = NULL, *why = NULL;
+    /* the rank's own host, from its lines, when it is one of the job's nodes (by its short
+     * name: "node01.cluster" is node01; "localhost" is none of them) */
     if ((size_t)cr < rep->job.nby && rep->job.by_rank[cr] && rep->job.by_rank[cr]->host[0]) {
-        host = rep->job.by_rank[cr]->host;
-        why = "the culprit rank's own lines (NCCL or torchelastic)";
+        const char *own = rep->job.by_rank[cr]->host;
+        size_t ol = strcspn(own, ".");
+        for (size_t i = 0; i < nhosts && !host; i++) {
+            const char *name = nth_host(hosts, (int)i, h, sizeof h);
+            if (name && strcspn(name, ".") == ol && !strncmp(name, own, ol)) {
+                host = name;
+                why = "the culprit rank's own lines (NCCL or torchelastic), a node of the job";
+            }
+        }
     }
     const dx_fact *launcher = dx_facts_get(&rep->facts, "launcher.name");
     const dx_fact *per = dx_facts_get(&rep->facts, "launcher.nproc_per_node");
