@@ -243,7 +243,8 @@ static void usage_main(FILE *out)
           "  ddx diagnose logs/                 a job's folder of logs\n"
           "  ddx diagnose --json job.tar.gz     the JSON report of an archive\n"
           "  kubectl logs pod | ddx diagnose -  standard input\n"
-          "  ddx watch -- torchrun ... train.py  a live job: failures and stalls as they happen\n"
+          "  ddx watch -- torchrun train.py     a live job: failures and stalls as they happen\n"
+          "  ddx slurm 1234567                  a Slurm job by its id\n"
           "  ddx fleet report --since 7d        failure classes and bad hosts across jobs\n"
           "  ddx refs nccl                      references about NCCL\n"
           "  ddx show cuda-oom                  one reference\n"
@@ -304,6 +305,15 @@ static int parse_pct(const char *s, double *out)
         return -1;
     *out = v;
     return 0;
+}
+
+/* The long name of the option with this key, for messages. */
+static const char *opt_name(int key)
+{
+    for (size_t i = 0; i < DX_ARRAY_LEN(options); i++)
+        if (options[i].key == key)
+            return options[i].name;
+    return "?";
 }
 
 static int parse_seconds(const char *s, double *out)
@@ -463,7 +473,7 @@ int main(int argc, char **argv)
                           : c == OPT_STALL_FACTOR ? &a.stall_factor
                                                   : &a.stall_min;
             if (parse_seconds(optarg, dst))
-                return cli_fail("%s takes a positive number, not '%s'", argv[optind - 1], optarg);
+                return cli_fail("--%s takes a positive number, not '%s'", opt_name(c), optarg);
             break;
         }
         case OPT_ALPHA: {

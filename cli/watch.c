@@ -1128,12 +1128,12 @@ static void watch_fini(watch *w)
 
 int cli_watch(cli_args *a)
 {
+    if (a->cmd && !a->ncmd)
+        return cli_fail("watch: nothing after --: give the command to run");
     if (!a->nargs && !a->ncmd)
         return cli_fail("watch: give a command after -- (ddx watch -- torchrun ...), or the "
                         "log files and folders of a running job to follow; see 'ddx watch "
                         "--help'");
-    if (a->cmd && !a->ncmd)
-        return cli_fail("watch: nothing after --: give the command to run");
     if (a->pid > 0 && a->ncmd)
         return cli_fail("watch: --pid is for following files; with a command, ddx watches "
                         "the command itself");
