@@ -27,6 +27,8 @@ typedef struct cli_args {
 
 int cli_fail(const char *fmt, ...) DX_PRINTF(1, 2);
 int cli_color(const cli_args *a);
+/* ddx_report_write_text's flags for output to out: colour (as cli_color, for out), verbose. */
+int cli_text_flags(const cli_args *a, FILE *out);
 int cli_open_kb(const cli_args *a, ddx_kb **kb);
 
 int cli_diagnose(cli_args *a);

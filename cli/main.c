@@ -271,7 +271,8 @@ int cli_fail(const char *fmt, ...)
     return 2;
 }
 
-int cli_color(const cli_args *a)
+/* Colour for output on fd: --color always/never, else a terminal without NO_COLOR. */
+static int color_on(const cli_args *a, int fd)
 {
     if (a->color == 1)
         return 1;
@@ -283,7 +284,14 @@ int cli_color(const cli_args *a)
     const char *term = getenv("TERM");
     if (term && !strcmp(term, "dumb"))
         return 0;
-    return isatty(STDOUT_FILENO);
+    return isatty(fd);
+}
+
+int cli_color(const cli_args *a) { return color_on(a, STDOUT_FILENO); }
+
+int cli_text_flags(const cli_args *a, FILE *out)
+{
+    return (color_on(a, fileno(out)) ? DDX_TEXT_COLOR : 0) | (a->verbose ? DDX_TEXT_VERBOSE : 0);
 }
 
 int cli_open_kb(const cli_args *a, ddx_kb **kb)

@@ -554,9 +554,7 @@ int cli_slurm(cli_args *a)
                (int)j.lead->name.n, j.lead->name.p, (int)j.lead->user.n, j.lead->user.p,
                (int)j.lead->state.n, j.lead->state.p, (int)j.lead->exit_code.n, j.lead->exit_code.p,
                j.ntasks, j.ntasks == 1 ? "" : "s", j.hosts.n ? j.hosts.p : "(no nodes)");
-        if (ddx_report_write_text(
-                rep, (cli_color(a) ? DDX_TEXT_COLOR : 0) | (a->verbose ? DDX_TEXT_VERBOSE : 0),
-                stdout, &e)) {
+        if (ddx_report_write_text(rep, cli_text_flags(a, stdout), stdout, &e)) {
             cli_fail("%s", e.message);
             goto done;
         }

@@ -1075,13 +1075,7 @@ static int final_diagnosis(watch *w)
         if (w->a->json)
             rc = ddx_report_write_json(rep, w->out, &e);
         else
-            rc = ddx_report_write_text(
-                rep,
-                (w->a->color == 1 || (w->a->color == -1 && w->out == stdout && cli_color(w->a))
-                     ? DDX_TEXT_COLOR
-                     : 0) |
-                    (w->a->verbose ? DDX_TEXT_VERBOSE : 0),
-                w->out, &e);
+            rc = ddx_report_write_text(rep, cli_text_flags(w->a, w->out), w->out, &e);
     }
     fflush(w->out);
     json_t *o = event_new(w, "end");

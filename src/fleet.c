@@ -77,37 +77,48 @@ _Static_assert(DX_ARRAY_LEN(migrations) == DX_FLEET_SCHEMA, "one migration per v
 
 /* ==== errors ================================================================================= */
 
+/* SQLite's failures as people read them: what happened, and what to do. */
+static const struct {
+    int code; /* primary result code */
+    int status;
+    const char *what, *advice;
+} db_errors[] = {
+    {SQLITE_BUSY, DDX_EIO, "the fleet store is locked by another process",
+     "nothing was written; try again"},
+    {SQLITE_LOCKED, DDX_EIO, "the fleet store is locked by another process",
+     "nothing was written; try again"},
+    {SQLITE_NOTADB, DDX_EFORMAT, "not a ddx fleet store, or a damaged one",
+     "it was left as it is: move it aside to start a new store, or restore a copy"},
+    {SQLITE_CORRUPT, DDX_EFORMAT, "not a ddx fleet store, or a damaged one",
+     "it was left as it is: move it aside to start a new store, or restore a copy"},
+    {SQLITE_READONLY, DDX_EIO, "cannot open or write the fleet store",
+     "check the path and its permissions"},
+    {SQLITE_CANTOPEN, DDX_EIO, "cannot open or write the fleet store",
+     "check the path and its permissions"},
+    {SQLITE_PERM, DDX_EIO, "cannot open or write the fleet store",
+     "check the path and its permissions"},
+    {SQLITE_FULL, DDX_EIO, "the disk is full", "nothing was written"},
+};
+
 /* A clear message for an SQLite failure while doing something to the store. */
 static int db_err(dx_fleet *f, int rc, ddx_error *err, const char *doing)
 {
-    const char *msg = f->db ? sqlite3_errmsg(f->db) : sqlite3_errstr(rc);
-    switch (rc & 0xff) {
-    case SQLITE_BUSY:
-    case SQLITE_LOCKED:
-        return dx_err(err, DDX_EIO,
-                      "%s: the fleet store is locked by another process (waited %d ms) while "
-                      "%s; nothing was written; try again",
-                      f->path, f->busy_ms, doing);
-    case SQLITE_NOTADB:
-    case SQLITE_CORRUPT:
-        return dx_err(err, DDX_EFORMAT,
-                      "%s: not a ddx fleet store, or a damaged one (%s) while %s; it was left "
-                      "as it is: move it aside to start a new store, or restore a copy",
-                      f->path, msg, doing);
-    case SQLITE_READONLY:
-    case SQLITE_CANTOPEN:
-    case SQLITE_PERM:
-    case SQLITE_AUTH:
-        return dx_err(err, DDX_EIO,
-                      "%s: cannot open or write the fleet store (%s) while %s; check the "
-                      "path and its permissions",
-                      f->path, msg, doing);
-    case SQLITE_FULL:
-        return dx_err(err, DDX_EIO, "%s: the disk is full while %s; nothing was written", f->path,
-                      doing);
-    default:
-        return dx_err(err, DDX_EIO, "%s: %s while %s; nothing was written", f->path, msg, doing);
-    }
+    char detail[300];
+    const char *what = NULL, *advice = "nothing was written";
+    int status = DDX_EIO;
+    for (size_t i = 0; i < DX_ARRAY_LEN(db_errors); i++)
+        if (db_errors[i].code == (rc & 0xff)) {
+            what = db_errors[i].what;
+            advice = db_errors[i].advice;
+            status = db_errors[i].status;
+        }
+    if ((rc & 0xff) == SQLITE_BUSY || (rc & 0xff) == SQLITE_LOCKED)
+        snprintf(detail, sizeof detail, "waited %d ms", f->busy_ms);
+    else
+        snprintf(detail, sizeof detail, "%s", f->db ? sqlite3_errmsg(f->db) : sqlite3_errstr(rc));
+    if (!what)
+        return dx_err(err, status, "%s: %s while %s; %s", f->path, detail, doing, advice);
+    return dx_err(err, status, "%s: %s (%s) while %s; %s", f->path, what, detail, doing, advice);
 }
 
 static int exec(dx_fleet *f, const char *sql, ddx_error *err, const char *doing)
@@ -732,6 +743,18 @@ static int cmp_host_p(const void *a, const void *b)
     return strcmp(x->host, y->host);
 }
 
+/* Prepares sql with the window bound as ?1 and ?2 (Unix seconds). */
+static int prepare_window(dx_fleet *f, const char *sql, int64_t since, int64_t until,
+                          sqlite3_stmt **st)
+{
+    int s = sqlite3_prepare_v2(f->db, sql, -1, st, NULL);
+    if (s == SQLITE_OK) {
+        sqlite3_bind_int64(*st, 1, since);
+        sqlite3_bind_int64(*st, 2, until);
+    }
+    return s;
+}
+
 /* The jobs the host test counts (see the top of this file), in the window ?1..?2. */
 #define CANDIDATES                                                                                 \
     "SELECT id, job_id, job_key, finding, culprit_rank, culprit_host, nnodes, evidence,"           \
@@ -748,14 +771,12 @@ static int host_test(dx_fleet *f, int64_t since, int64_t until, double alpha, js
     size_t nh = 0, caph = 0;
     long long njobs = 0;
     int rc = DDX_OK;
-    int s = sqlite3_prepare_v2(f->db,
-                               "WITH c AS (" CANDIDATES ") SELECT n.host, c.nnodes,"
-                               " c.culprit_host = n.host FROM job_nodes n JOIN c ON n.job = c.id"
-                               " ORDER BY n.host",
-                               -1, &st, NULL);
+    int s = prepare_window(f,
+                           "WITH c AS (" CANDIDATES ") SELECT n.host, c.nnodes,"
+                           " c.culprit_host = n.host FROM job_nodes n JOIN c ON n.job = c.id"
+                           " ORDER BY n.host",
+                           since, until, &st);
     if (s == SQLITE_OK) {
-        sqlite3_bind_int64(st, 1, since);
-        sqlite3_bind_int64(st, 2, until);
         while ((s = sqlite3_step(st)) == SQLITE_ROW) {
             const char *h = (const char *)sqlite3_column_text(st, 0);
             if (!nh || strcmp(hs[nh - 1].host, h) != 0) {
@@ -780,11 +801,9 @@ static int host_test(dx_fleet *f, int64_t since, int64_t until, double alpha, js
     sqlite3_finalize(st);
     st = NULL;
     if (s == SQLITE_OK)
-        s = sqlite3_prepare_v2(f->db, "WITH c AS (" CANDIDATES ") SELECT count(*) FROM c", -1, &st,
-                               NULL);
+        s = prepare_window(f, "WITH c AS (" CANDIDATES ") SELECT count(*) FROM c", since, until,
+                           &st);
     if (s == SQLITE_OK) {
-        sqlite3_bind_int64(st, 1, since);
-        sqlite3_bind_int64(st, 2, until);
         s = sqlite3_step(st);
         njobs = s == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
         s = s == SQLITE_ROW ? SQLITE_OK : s;
@@ -831,14 +850,12 @@ static int host_test(dx_fleet *f, int64_t since, int64_t until, double alpha, js
         json_object_set_new(o, "flagged", json_boolean(flag));
         if (flag) {
             json_t *ev = json_array();
-            s = sqlite3_prepare_v2(f->db,
-                                   "WITH c AS (" CANDIDATES ") SELECT job_id, job_key, finding,"
-                                   " culprit_rank, evidence, end_time FROM c WHERE"
-                                   " culprit_host = ?3 ORDER BY end_time, job_key LIMIT ?4",
-                                   -1, &st, NULL);
+            s = prepare_window(f,
+                               "WITH c AS (" CANDIDATES ") SELECT job_id, job_key, finding,"
+                               " culprit_rank, evidence, end_time FROM c WHERE"
+                               " culprit_host = ?3 ORDER BY end_time, job_key LIMIT ?4",
+                               since, until, &st);
             if (s == SQLITE_OK) {
-                sqlite3_bind_int64(st, 1, since);
-                sqlite3_bind_int64(st, 2, until);
                 sqlite3_bind_text(st, 3, x->host, -1, SQLITE_STATIC);
                 sqlite3_bind_int(st, 4, HOST_JOBS);
                 while (sqlite3_step(st) == SQLITE_ROW) {
@@ -899,12 +916,10 @@ int dx_fleet_report(dx_fleet *f, int64_t since, int64_t until, double alpha, jso
     json_object_set_new(rep, "since", json_string(a));
     json_object_set_new(rep, "until", json_string(b));
     sqlite3_stmt *st = NULL;
-    int s = sqlite3_prepare_v2(
-        f->db, "SELECT count(*), count(finding)," NODE_HOURS " FROM jobs WHERE" WINDOW, -1, &st,
-        NULL);
+    int s =
+        prepare_window(f, "SELECT count(*), count(finding)," NODE_HOURS " FROM jobs WHERE" WINDOW,
+                       since, until, &st);
     if (s == SQLITE_OK) {
-        sqlite3_bind_int64(st, 1, since);
-        sqlite3_bind_int64(st, 2, until);
         if ((s = sqlite3_step(st)) == SQLITE_ROW) {
             json_object_set_new(rep, "jobs", json_integer(sqlite3_column_int64(st, 0)));
             json_object_set_new(rep, "jobs_with_finding",
@@ -923,17 +938,15 @@ int dx_fleet_report(dx_fleet *f, int64_t since, int64_t until, double alpha, jso
     json_t *classes = json_array();
     json_object_set_new(rep, "classes", classes);
     if (s == SQLITE_OK)
-        s = sqlite3_prepare_v2(f->db,
-                               "SELECT finding, MAX(title), MAX(category), count(*)," NODE_HOURS ","
-                               " (SELECT count(*) FROM jobs p WHERE p.finding = jobs.finding AND"
-                               "  COALESCE(p.end_time, p.recorded_at) >= ?1 - (?2 - ?1) AND"
-                               "  COALESCE(p.end_time, p.recorded_at) < ?1)"
-                               " FROM jobs WHERE finding IS NOT NULL AND" WINDOW
-                               " GROUP BY finding ORDER BY count(*) DESC, finding",
-                               -1, &st, NULL);
+        s = prepare_window(f,
+                           "SELECT finding, MAX(title), MAX(category), count(*)," NODE_HOURS ","
+                           " (SELECT count(*) FROM jobs p WHERE p.finding = jobs.finding AND"
+                           "  COALESCE(p.end_time, p.recorded_at) >= ?1 - (?2 - ?1) AND"
+                           "  COALESCE(p.end_time, p.recorded_at) < ?1)"
+                           " FROM jobs WHERE finding IS NOT NULL AND" WINDOW
+                           " GROUP BY finding ORDER BY count(*) DESC, finding",
+                           since, until, &st);
     if (s == SQLITE_OK) {
-        sqlite3_bind_int64(st, 1, since);
-        sqlite3_bind_int64(st, 2, until);
         while ((s = sqlite3_step(st)) == SQLITE_ROW) {
             json_t *o = json_object();
             const char *id = (const char *)sqlite3_column_text(st, 0);
@@ -954,12 +967,10 @@ int dx_fleet_report(dx_fleet *f, int64_t since, int64_t until, double alpha, jso
                                 json_real(round(sqlite3_column_double(st, 4) * 100) / 100));
             json_t *ids = json_array();
             sqlite3_stmt *q = NULL;
-            if (sqlite3_prepare_v2(f->db,
-                                   "SELECT COALESCE(job_id, job_key) FROM jobs WHERE finding = ?3"
-                                   " AND" WINDOW " ORDER BY end_time DESC, job_key LIMIT ?4",
-                                   -1, &q, NULL) == SQLITE_OK) {
-                sqlite3_bind_int64(q, 1, since);
-                sqlite3_bind_int64(q, 2, until);
+            if (prepare_window(f,
+                               "SELECT COALESCE(job_id, job_key) FROM jobs WHERE finding = ?3"
+                               " AND" WINDOW " ORDER BY end_time DESC, job_key LIMIT ?4",
+                               since, until, &q) == SQLITE_OK) {
                 sqlite3_bind_text(q, 3, id, -1, SQLITE_TRANSIENT);
                 sqlite3_bind_int(q, 4, CLASS_JOBS);
                 while (sqlite3_step(q) == SQLITE_ROW)

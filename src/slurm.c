@@ -186,7 +186,81 @@ static dx_str user_name(dx_str v)
     return paren ? (dx_str){v.p, (size_t)(paren - v.p)} : v;
 }
 
-size_t dx_slurm_parse(const char *text, size_t len, dx_slurm_rec *recs, size_t cap)
+/* The next blank-separated word of [*p, le): *w and its length; *p moves past it. */
+static size_t next_word(const char **p, const char *le, const char **w)
+{
+    while (*p < le && isspace((unsigned char)**p))
+        (*p)++;
+    *w = *p;
+    while (*p < le && !isspace((unsigned char)**p))
+        (*p)++;
+    return (size_t)(*p - *w);
+}
+
+/* Reads one line of scontrol -o into r. */
+static void scontrol_line(dx_slurm_rec *r, const char *line, const char *le)
+{
+    const char *key = NULL, *val = NULL, *vend = NULL;
+    size_t klen = 0;
+    for (const char *p = line; p <= le;) {
+        const char *w;
+        size_t wl = next_word(&p, le, &w);
+        size_t kl = key_len(w, wl);
+        if (kl || p >= le) {
+            if (key)
+                set_field(r, key, klen, value_of(val, (size_t)(vend - val)));
+            key = kl ? w : NULL;
+            klen = kl;
+            val = w + kl + 1;
+            vend = p;
+        } else if (wl && key) {
+            vend = p; /* a word without a key continues the value */
+        }
+        if (p >= le)
+            break;
+    }
+    r->uid = -1;
+    if (r->user.n) {
+        const char *paren = memchr(r->user.p, '(', r->user.n);
+        if (paren)
+            r->uid = strtol(paren + 1, NULL, 10);
+    }
+    r->user = user_name(r->user);
+}
+
+/* JobID|JobName|User|Partition|State|ExitCode|Start|End|NodeList|NNodes|NTasks|WorkDir|Cluster */
+static const size_t sacct_cols[] = {
+    offsetof(dx_slurm_rec, job_id),    offsetof(dx_slurm_rec, name),
+    offsetof(dx_slurm_rec, user),      offsetof(dx_slurm_rec, partition),
+    offsetof(dx_slurm_rec, state),     offsetof(dx_slurm_rec, exit_code),
+    offsetof(dx_slurm_rec, start),     offsetof(dx_slurm_rec, end),
+    offsetof(dx_slurm_rec, node_list), offsetof(dx_slurm_rec, num_nodes),
+    offsetof(dx_slurm_rec, num_tasks), offsetof(dx_slurm_rec, work_dir),
+    offsetof(dx_slurm_rec, cluster)};
+
+/* Reads one line of sacct -P into r. */
+static void sacct_line(dx_slurm_rec *r, const char *line, const char *le)
+{
+    size_t c = 0;
+    for (const char *p = line; p <= le && c < DX_ARRAY_LEN(sacct_cols); c++) {
+        const char *bar = memchr(p, '|', (size_t)(le - p));
+        const char *fe = bar ? bar : le;
+        *(dx_str *)((char *)r + sacct_cols[c]) = value_of(p, (size_t)(fe - p));
+        p = fe + 1;
+        if (!bar)
+            break;
+    }
+    /* "CANCELLED by 1000": the state is the first word */
+    const char *sp = memchr(r->state.p ? r->state.p : "", ' ', r->state.n);
+    if (sp)
+        r->state.n = (size_t)(sp - r->state.p);
+    r->uid = -1;
+}
+
+/* One record a line, read by fn; a line without a job id is none. Records past cap are counted,
+ * not kept. */
+static size_t each_record(const char *text, size_t len, dx_slurm_rec *recs, size_t cap,
+                          void (*fn)(dx_slurm_rec *r, const char *line, const char *le))
 {
     size_t nrec = 0;
     const char *end = text + len;
@@ -196,84 +270,21 @@ size_t dx_slurm_parse(const char *text, size_t len, dx_slurm_rec *recs, size_t c
         dx_slurm_rec tmp;
         dx_slurm_rec *r = nrec < cap ? &recs[nrec] : &tmp;
         memset(r, 0, sizeof *r);
-        const char *key = NULL, *val = NULL, *vend = NULL;
-        size_t klen = 0;
-        int any = 0;
-        for (const char *p = line; p <= le;) {
-            while (p < le && isspace((unsigned char)*p))
-                p++;
-            const char *w = p;
-            while (p < le && !isspace((unsigned char)*p))
-                p++;
-            size_t wl = (size_t)(p - w);
-            size_t kl = key_len(w, wl);
-            if (kl || p >= le) {
-                if (key)
-                    set_field(r, key, klen, value_of(val, (size_t)(vend - val)));
-                key = kl ? w : NULL;
-                klen = kl;
-                val = w + kl + 1;
-                vend = p;
-                any |= kl > 0;
-            } else if (wl && key) {
-                vend = p; /* a word without a key continues the value */
-            }
-            if (p >= le)
-                break;
-        }
-        r->uid = -1;
-        if (r->user.n) {
-            const char *paren = memchr(r->user.p, '(', r->user.n);
-            if (paren)
-                r->uid = strtol(paren + 1, NULL, 10);
-        }
-        r->user = user_name(r->user);
-        if (any && r->job_id.n)
-            nrec++;
+        fn(r, line, le);
+        nrec += r->job_id.n > 0;
         line = nl ? nl + 1 : end;
     }
     return nrec;
 }
 
+size_t dx_slurm_parse(const char *text, size_t len, dx_slurm_rec *recs, size_t cap)
+{
+    return each_record(text, len, recs, cap, scontrol_line);
+}
+
 size_t dx_slurm_parse_sacct(const char *text, size_t len, dx_slurm_rec *recs, size_t cap)
 {
-    /* JobID|JobName|User|Partition|State|ExitCode|Start|End|NodeList|NNodes|NTasks|WorkDir|
-     * Cluster */
-    static const size_t col[] = {
-        offsetof(dx_slurm_rec, job_id),    offsetof(dx_slurm_rec, name),
-        offsetof(dx_slurm_rec, user),      offsetof(dx_slurm_rec, partition),
-        offsetof(dx_slurm_rec, state),     offsetof(dx_slurm_rec, exit_code),
-        offsetof(dx_slurm_rec, start),     offsetof(dx_slurm_rec, end),
-        offsetof(dx_slurm_rec, node_list), offsetof(dx_slurm_rec, num_nodes),
-        offsetof(dx_slurm_rec, num_tasks), offsetof(dx_slurm_rec, work_dir),
-        offsetof(dx_slurm_rec, cluster)};
-    size_t nrec = 0;
-    const char *end = text + len;
-    for (const char *line = text; line < end;) {
-        const char *nl = memchr(line, '\n', (size_t)(end - line));
-        const char *le = nl ? nl : end;
-        dx_slurm_rec tmp;
-        dx_slurm_rec *r = nrec < cap ? &recs[nrec] : &tmp;
-        memset(r, 0, sizeof *r);
-        size_t c = 0;
-        for (const char *p = line; p <= le && c < DX_ARRAY_LEN(col); c++) {
-            const char *bar = memchr(p, '|', (size_t)(le - p));
-            const char *fe = bar ? bar : le;
-            *(dx_str *)((char *)r + col[c]) = value_of(p, (size_t)(fe - p));
-            p = fe + 1;
-            if (!bar)
-                break;
-        }
-        /* "CANCELLED by 1000": the state is the first word */
-        const char *sp = memchr(r->state.p ? r->state.p : "", ' ', r->state.n);
-        if (sp)
-            r->state.n = (size_t)(sp - r->state.p);
-        r->uid = -1;
-        if (r->job_id.n)
-            nrec++;
-        line = nl ? nl + 1 : end;
-    }
-    return nrec;
+    return each_record(text, len, recs, cap, sacct_line);
 }
 
 static int str_is(dx_str s, const char *lit)
@@ -366,12 +377,8 @@ size_t dx_slurm_script_outputs(const char *script, size_t len, dx_buf *out)
                 break;
             }
         for (const char *p = s; is_srun && p < le;) {
-            while (p < le && isspace((unsigned char)*p))
-                p++;
-            const char *w = p;
-            while (p < le && !isspace((unsigned char)*p))
-                p++;
-            size_t wl = (size_t)(p - w);
+            const char *w;
+            size_t wl = next_word(&p, le, &w);
             for (size_t i = 0; i < DX_ARRAY_LEN(opts); i++) {
                 size_t ol = strlen(opts[i]);
                 const char *v = NULL, *ve = NULL;
@@ -379,14 +386,9 @@ size_t dx_slurm_script_outputs(const char *script, size_t len, dx_buf *out)
                     v = w + ol;
                     ve = p;
                 } else if (wl == ol && !memcmp(w, opts[i], ol)) {
-                    const char *q = p;
-                    while (q < le && isspace((unsigned char)*q))
-                        q++;
-                    v = q;
-                    while (q < le && !isspace((unsigned char)*q))
-                        q++;
-                    ve = q;
-                    p = q;
+                    ve = v = NULL;
+                    size_t vl = next_word(&p, le, &v); /* "-o PATTERN": the next word */
+                    ve = v + vl;
                 } else if (ol == 2 && wl > 2 && !memcmp(w, opts[i], 2) && w[1] != '-') {
                     v = w + 2; /* -otask-%t.out */
                     ve = p;

@@ -20,15 +20,10 @@ import tempfile
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.dirname(HERE))
+from checks import check, summary  # noqa: E402
 WINDOW = ["--since", "2026-01-08T00:00:00Z", "--until", "2026-01-15T00:00:00Z"]
-results = []
 
-
-def check(name, ok, why=""):
-    results.append((name, ok))
-    print(f"{'PASS' if ok else 'FAIL'} {name}" + (f": {why}" if why and not ok else
-                                                   (f" ({why})" if why else "")), flush=True)
-    return ok
 
 
 def close(a, b, rel=1e-9, abs_=0.0):
@@ -293,9 +288,7 @@ def main():
             print(f"run.py: kept {work}")
         else:
             shutil.rmtree(work, ignore_errors=True)
-    failed = [n for n, ok in results if not ok]
-    print(f"\n{len(results)} checks in {time.time() - t0:.1f} s: {len(failed)} failed")
-    return 1 if failed else 0
+    return summary(t0)
 
 
 if __name__ == "__main__":

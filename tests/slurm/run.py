@@ -27,28 +27,18 @@ import tempfile
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.dirname(HERE))
+from checks import check, free_port, summary  # noqa: E402
 ROOT = os.path.dirname(os.path.dirname(HERE))
 SCEN = os.path.join(ROOT, "tests", "scenarios")
 PYTHON = "/usr/bin/python3"
-results = []
 
-
-def check(name, ok, why=""):
-    results.append((name, ok))
-    print(f"{'PASS' if ok else 'FAIL'} {name}" + (f": {why}" if why and not ok else
-                                                   (f" ({why})" if why else "")), flush=True)
-    return ok
 
 
 def skip(why):
     print(f"SKIP: {why}")
     sys.exit(77)
 
-
-def free_port():
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 class Cluster:
@@ -229,9 +219,7 @@ def main():
             print(f"run.py: kept {work}")
         else:
             shutil.rmtree(work, ignore_errors=True)
-    failed = [n for n, ok in results if not ok]
-    print(f"\n{len(results)} checks in {time.time() - t0:.1f} s: {len(failed)} failed")
-    return 1 if failed else 0
+    return summary(t0)
 
 
 def run_checks(c):

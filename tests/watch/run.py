@@ -18,7 +18,6 @@ import random
 import re
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -26,6 +25,8 @@ import threading
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.dirname(HERE))
+from checks import check, free_port, summary  # noqa: E402
 ROOT = os.path.dirname(os.path.dirname(HERE))
 SCEN = os.path.join(ROOT, "tests", "scenarios")
 GOLDEN = os.path.join(SCEN, "golden")
@@ -34,14 +35,7 @@ LATENCY_MAX = 2.0   # a finding within this many seconds of the line that comple
 TICK = 0.25         # ddx watch checks stalls this often
 ANSI = re.compile(rb"\x1b\[[0-9;?]*[ -/]*[@-~]")
 
-results = []
 
-
-def check(name, ok, why=""):
-    results.append((name, ok))
-    print(f"{'PASS' if ok else 'FAIL'} {name}" + (f": {why}" if why and not ok else
-                                                   (f" ({why})" if why else "")), flush=True)
-    return ok
 
 
 def event_time(ev):
@@ -218,7 +212,7 @@ def pad(src, n, dst):
         out.write(b"\n".join(lines[mid:]))
 
 
-def summary(report):
+def report_summary(report):
     d = report.get("diagnoses") or []
     return [(x["id"], x["level"], x["confidence"]) for x in d[:3]], report.get("culprit_rank")
 
@@ -235,7 +229,7 @@ def test_digest(ddx, work, memory=True):
         subprocess.run([ddx, "watch", "-o", os.devnull, "--events", ev, "--", "cat", padded],
                        capture_output=True)
         end = [e for e in read_events(ev) if e["event"] == "end"][0]
-        want, got = summary(json.loads(d.stdout)), summary(end["report"])
+        want, got = report_summary(json.loads(d.stdout)), report_summary(end["report"])
         check(f"digest {name}: same diagnosis as ddx diagnose on the whole output", want == got,
               f"{got} vs {want}")
     if not memory:
@@ -318,11 +312,6 @@ time.sleep(2.0)
 
 
 # ------------------------------------------------------------------------------------- live
-
-def free_port():
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def job_env():
@@ -484,9 +473,7 @@ def main():
             print(f"run.py: kept {work}")
         else:
             shutil.rmtree(work, ignore_errors=True)
-    failed = [n for n, ok in results if not ok]
-    print(f"\n{len(results)} checks in {time.time() - t0:.1f} s: {len(failed)} failed")
-    return 1 if failed else 0
+    return summary(t0)
 
 
 if __name__ == "__main__":
