@@ -182,7 +182,7 @@ static dx_str value_of(const char *p, size_t n)
 /* A user as scontrol prints it: "alice(1000)". */
 static dx_str user_name(dx_str v)
 {
-    const char *paren = memchr(v.p, '(', v.n);
+    const char *paren = v.n ? memchr(v.p, '(', v.n) : NULL;
     return paren ? (dx_str){v.p, (size_t)(paren - v.p)} : v;
 }
 
