@@ -10,11 +10,13 @@
 #include <math.h>
 
 #include "match.h"
+#include "unrec.h"
 
 void dx_job_model_init(dx_job_model *jm)
 {
     memset(jm, 0, sizeof *jm);
     jm->rc_rank = -1;
+    jm->last_frame_rank = -1;
     jm->straggler = -1;
     jm->desync_rank = -1;
     jm->table_rank = -1;
@@ -214,6 +216,7 @@ void dx_job_model_fini(dx_job_model *jm)
         if (jm->by_rank[i]) {
             dx_free(jm->by_rank[i]->first_error);
             dx_free(jm->by_rank[i]->first_exception);
+            dx_free(jm->by_rank[i]->first_original);
             dx_free(jm->by_rank[i]->waits_in);
             dx_free(jm->by_rank[i]->coll);
             dx_free(jm->by_rank[i]->coll_caller);
@@ -221,6 +224,7 @@ void dx_job_model_fini(dx_job_model *jm)
         }
     dx_free(jm->by_rank);
     dx_free(jm->rc_where);
+    dx_free(jm->unranked_original);
     memset(jm, 0, sizeof *jm);
 }
 
@@ -1207,13 +1211,22 @@ int dx_job_hit(dx_job_model *jm, size_t i, struct dx_scan *s, int rank, const ch
             jm->unranked_exc++;
         if (!launcher)
             jm->worker_exc++;
+        if (seq > jm->last_exc_seq)
+            jm->last_exc_seq = seq;
         dx_rank *x = dx_job_rank(jm, rank);
+        size_t n = len > 200 ? 200 : len;
         if (x && !x->first_exception) {
-            size_t n = len > 200 ? 200 : len;
             x->first_exception = dx_strndup(text, n);
             x->first_exception_seq = seq;
             if (!x->first_exception)
                 return DDX_ENOMEM;
+        }
+        /* the first exception that is the rank's own, not an echo of another's failure */
+        char **orig = x ? &x->first_original : &jm->unranked_original;
+        if (!launcher && !*orig && !dx_unrec_is_echo(text, len)) {
+            if (!(*orig = dx_strndup(text, n)))
+                return DDX_ENOMEM;
+            *(x ? &x->first_original_seq : &jm->unranked_original_seq) = seq;
         }
         return DDX_OK;
     }
@@ -1321,6 +1334,18 @@ int dx_job_hit(dx_job_model *jm, size_t i, struct dx_scan *s, int rank, const ch
         return DDX_OK;
     }
     case JX_TB_FRAME:
+        /* the latest frame read: a traceback that ends without its exception line was cut */
+        if (seq > jm->last_frame_seq || !jm->last_frame[0]) {
+            while (len && (*text == ' ' || *text == '\t')) {
+                text++;
+                len--;
+            }
+            size_t n = len < sizeof jm->last_frame - 1 ? len : sizeof jm->last_frame - 1;
+            memcpy(jm->last_frame, text, n);
+            jm->last_frame[n] = '\0';
+            jm->last_frame_seq = seq;
+            jm->last_frame_rank = rank;
+        }
         return tb_frame(jm, s, rank);
     case JX_NT_HEADER:
         jm->nt_header = 1;
