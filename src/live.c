@@ -678,8 +678,8 @@ typedef struct srcmap {
 } srcmap;
 
 /* Line numbers of the digest's buffers become the sources' own: every event the report keeps
- * (evidence, first lines, the timeline point to them), the facts read from lines, and each
- * input's size. */
+ * (evidence, first lines, the timeline point to them), the unrecognised failure's place, the
+ * facts read from lines, and each input's size. */
 static void remap(ddx_report *rep, const srcmap *m, size_t nm)
 {
     long *of = dx_calloc(rep->ninputs ? rep->ninputs : 1, sizeof(long));
@@ -702,6 +702,13 @@ static void remap(ddx_report *rep, const srcmap *m, size_t nm)
             if (w >= 0 && e->line >= 1 && e->line <= m[w].n)
                 e->line = m[w].map[e->line - 1];
         }
+    /* the failure no reference explains: its place is a seq (input << 40 | line) */
+    if (rep->unrec && rep->unrec->seq != DX_UNREC_NOWHERE) {
+        uint64_t in = rep->unrec->seq >> 40, line = rep->unrec->seq & DX_SEQ_LINE;
+        long w = in < rep->ninputs ? of[in] : -1;
+        if (w >= 0 && line >= 1 && line <= m[w].n)
+            rep->unrec->seq = in << 40 | m[w].map[line - 1];
+    }
     for (size_t i = 0; i < rep->facts.n; i++) {
         dx_fact *x = &rep->facts.v[i];
         for (size_t k = 0; k < nm && x->line; k++)

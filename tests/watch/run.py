@@ -33,6 +33,7 @@ GOLDEN = os.path.join(SCEN, "golden")
 PYTHON = "/usr/bin/python3"
 LATENCY_MAX = 2.0   # a finding within this many seconds of the line that completed it
 TICK = 0.25         # ddx watch checks stalls this often
+SEEN_LATE = 0.1     # the harness reads a line a little after ddx has (ddx passes it on)
 ANSI = re.compile(rb"\x1b\[[0-9;?]*[ -/]*[@-~]")
 
 
@@ -232,6 +233,29 @@ def test_digest(ddx, work, memory=True):
         want, got = report_summary(json.loads(d.stdout)), report_summary(end["report"])
         check(f"digest {name}: same diagnosis as ddx diagnose on the whole output", want == got,
               f"{got} vs {want}")
+    # a failure no reference explains: the digest keeps its line, and maps its number back
+    unrec = os.path.join(work, "unrec.log")
+    with open(unrec, "w") as f:
+        for i in range(3000):
+            f.write(f"[default{i % 2}]:[rank {i % 2}] step {i // 2 + 1}/5000 loss 0.5\n")
+        f.write("[default1]:Traceback (most recent call last):\n"
+                "[default1]:  File \"/home/u/train.py\", line 12, in <module>\n"
+                "[default1]:    load_shard(path)\n"
+                "[default1]:zarr.errors.ContainsGroupError: path 'shard-7' contains a group\n")
+        for i in range(50000):
+            f.write(f"[default0]:loader: prefetched shard {i}\n")
+        f.write("ERROR:torch.distributed.elastic.multiprocessing.api:failed (exitcode: 1) "
+                "local_rank: 1 (pid: 4242) of binary: /usr/bin/python3\n")
+    d = json.loads(subprocess.run([ddx, "diagnose", "--json", unrec], capture_output=True).stdout)
+    ev = os.path.join(work, "unrec.jsonl")
+    subprocess.run([ddx, "watch", "-o", os.devnull, "--events", ev, "--", "cat", unrec],
+                   capture_output=True)
+    end = [e for e in read_events(ev) if e["event"] == "end"][0]["report"]
+    keys = ("rank", "line", "text", "exception")
+    want = d["unrecognised"] and {k: d["unrecognised"][k] for k in keys}
+    got = end["unrecognised"] and {k: end["unrecognised"][k] for k in keys}
+    check("digest: a failure no reference explains, at its own line", want and want == got,
+          f"{got} vs {want}")
     if not memory:
         return
     rss = {}
@@ -411,7 +435,8 @@ def run_live(ddx, work):
         last = last_progress_before(r, event_time(s))
         gap = event_time(s) - last if last else None
         check("live sleep-before-collective: named within the window (--stall-after 2)",
-              gap is not None and 2.0 <= gap <= 2.0 + TICK + 0.5, f"{gap:.3f} s after the last "
+              gap is not None and 2.0 - SEEN_LATE <= gap <= 2.0 + TICK + 0.5,
+              f"{gap:.3f} s after the last "
               f"step line" if gap else "no step line")
     end = [e for e in evs if e["event"] == "end"][0]["report"]
     top = end["diagnoses"][0]["id"] if end["diagnoses"] else None
@@ -430,7 +455,7 @@ def run_live(ddx, work):
         gap = event_time(s) - last if last else None
         thr = s["threshold_s"]
         check("live silent-rank: within the window (10 x the median step time, at least 1 s)",
-              gap is not None and 1.0 <= thr <= 1.6 and thr <= gap <= thr + TICK + 0.5,
+              gap is not None and 1.0 <= thr <= 1.6 and thr - SEEN_LATE <= gap <= thr + TICK + 0.5,
               f"threshold {thr} s, stall {gap:.3f} s after rank 1's last step" if gap else "")
     check("live silent-rank: the job succeeded and ddx exits 0", code == 0, f"exit {code}")
 
