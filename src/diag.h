@@ -97,6 +97,8 @@ struct ddx_report {
     size_t nf;
     size_t nkept; /* the first nkept are reported */
     int culprit;
+    int culprit_ranks[DX_VOTE_RANKS]; /* the ranks the deciding vote names, culprit first */
+    size_t nculprit_ranks;
     char *culprit_why;
     dx_facts facts;
     dx_sighits **hits; /* [kb->nsig], each allocated at its signal's first hit */
