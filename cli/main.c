@@ -1,4 +1,4 @@
-/* main.c -- the ddx command line: diagnose, refs, show, lint, eval.
+/* main.c -- the ddx command line: diagnose, refs, show, lint, eval, facts.
  *
  * The only code that prints usage or calls exit. One table of options drives getopt_long and
  * every command's --help; each command is a function over the public API (include/ddx.h) plus
@@ -18,7 +18,8 @@ enum {
     CMD_SHOW = 1 << 2,
     CMD_LINT = 1 << 3,
     CMD_EVAL = 1 << 4,
-    CMD_ALL = 0x1f
+    CMD_FACTS = 1 << 5,
+    CMD_ALL = 0x3f
 };
 
 enum {
@@ -36,7 +37,9 @@ enum {
     OPT_CATEGORY,
     OPT_FULL,
     OPT_PATTERNS,
-    OPT_NO_BUILTIN
+    OPT_NO_BUILTIN,
+    OPT_LIST,
+    OPT_MARKDOWN
 };
 
 typedef struct cli_opt {
@@ -74,6 +77,10 @@ static const cli_opt options[] = {
      "fail when fewer than PCT of negative cases stay clean"},
     {"min-culprit", required_argument, OPT_MIN_CULPRIT, "PCT", CMD_EVAL,
      "fail when culprit-rank accuracy is below PCT"},
+    {"list", no_argument, OPT_LIST, NULL, CMD_FACTS,
+     "list every job reading with its facts and patterns, then the culprit votes (the default)"},
+    {"markdown", no_argument, OPT_MARKDOWN, NULL, CMD_FACTS,
+     "print the job facts as the rows of docs/facts.md's table"},
     {"help", no_argument, OPT_HELP, NULL, CMD_ALL, "show this help"},
 };
 
@@ -113,6 +120,12 @@ static const command commands[] = {
      "(expected ids, culprit rank). Reports top-1, top-3, clean negatives and culprit accuracy,\n"
      "per category. Exit status 1 when a --min-* floor is not met.",
      cli_eval},
+    {"facts", CMD_FACTS, "ddx facts [--list | --markdown]",
+     "list the job model's readings, the facts they publish and the culprit votes",
+     "List the job model's readings (src/job/registry.c) in the order they run, each with the\n"
+     "facts it publishes and its patterns (with their sources), then the culprit policy: each\n"
+     "vote's source, its precedence and the reason a report gives when it decides.",
+     cli_facts},
 };
 
 static void print_options(FILE *out, unsigned bit)
@@ -280,6 +293,11 @@ int main(int argc, char **argv)
             break;
         case OPT_NO_BUILTIN:
             a.no_builtin = 1;
+            break;
+        case OPT_LIST:
+            break; /* the default */
+        case OPT_MARKDOWN:
+            a.markdown = 1;
             break;
         case OPT_KB:
             /* one folder only: a second --kb would silently replace the first */
