@@ -1125,6 +1125,22 @@ static int find_culprit(ddx_report *rep)
     return rc;
 }
 
+/* ==== derived facts ========================================================================== */
+
+/* Facts diag.c sets itself: the flight recorder's comparison, and the configuration sanity
+ * checks below. */
+static const char *const derived_facts[] = {
+    "job.fr_missing", "job.desync", "deepspeed.batch_arithmetic",
+    "deepspeed.offload_client_optimizer", "megatron.sp_without_tp"};
+
+int dx_diag_fact_known(const char *name)
+{
+    for (size_t i = 0; i < DX_ARRAY_LEN(derived_facts); i++)
+        if (!strcmp(derived_facts[i], name))
+            return 1;
+    return 0;
+}
+
 /* ==== configuration sanity ================================================================ */
 
 static long long fact_int(const dx_facts *f, const char *name, const dx_fact **src)

@@ -120,6 +120,8 @@ struct ddx_report {
 DX_HIDDEN const char *dx_level_name(double confidence);
 /* How many lines the (noise) reference with index ref matched, and the earliest of them. */
 DX_HIDDEN size_t dx_report_noise(const ddx_report *rep, size_t ref, const dx_event **first);
+/* Is name a fact diag.c derives itself (flight-recorder comparison, configuration sanity)? */
+DX_HIDDEN int dx_diag_fact_known(const char *name);
 /* Copies text into a new string that is valid UTF-8 without control characters, cut to max
  * bytes at a character boundary (with "..." when cut). */
 DX_HIDDEN char *dx_clean_text(const char *p, size_t n, size_t max);

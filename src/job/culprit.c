@@ -213,11 +213,15 @@ int dx_culprit_pick(dx_job_model *jm, const dx_culprit_ctx *ctx, dx_culprit *out
     out->rank = pick->ranks[0];
     out->nranks = pick->nranks;
     memcpy(out->ranks, pick->ranks, pick->nranks * sizeof *pick->ranks);
+    /* a vote agrees when it names one of the picked ranks */
     int agree = 1;
     for (size_t i = 0; i < jm->nvotes; i++) {
         const dx_vote *v = &jm->votes[i];
         const policy *p = policy_of(v);
-        if (!v->vetoed && p && p->precedence >= 0 && v->nranks && !names(v, out->rank))
+        int named = 0;
+        for (size_t k = 0; k < out->nranks && !named; k++)
+            named = names(v, out->ranks[k]);
+        if (!v->vetoed && p && p->precedence >= 0 && v->nranks && !named)
             agree = 0;
     }
     char buf[700];
