@@ -26,7 +26,7 @@ static void list_readings(void)
         if (prec < 0)
             printf("  %-16s never decides\n", source);
         else
-            printf("  %-16s precedence %2d  %s\n", source, prec, reason);
+            printf("  %-16s precedence %3d  %s\n", source, prec, reason);
     }
 }
 

@@ -23,22 +23,26 @@ typedef struct policy {
 /* in the order culprit signals are listed */
 static const policy policies[] = {
     {"dump", -1, 1, 0, NULL},
-    {"straggler", 1, 1, 0, "its steps are the slowest"},
-    {"flight-recorder", 5, 1, 0, "the flight recorder shows it out of step with the others"},
-    {"stopped", 10, 1, 1, "its output stops long before the others'"},
-    {"stack", 8, 1, 0, "its stack is outside any collective while the job hangs"},
-    {"desync", 2, 1, 0, "it is alone in a different collective"},
-    {"tracebacks", 6, 1, 0, "its traceback is in a different collective from the others'"},
-    {"uneven", 7, 1, 0, "its number of batches differs from every other rank's"},
-    {"blamed", 3, 1, 0, "the log names this rank"},
-    {"root", 4, 1, 0, "the first root failure is on this rank"},
-    {"watchdog", 9, 1, 0, "the collective timeouts point at this rank"},
-    {"exception", 11, 1, 0, "this rank failed on its own while the others waited"},
-    {"launcher", 14, 1, 1, "the launcher saw this rank fail first and stopped the others"},
-    {"table-killed", 14, 1, 1, "torchelastic names it as the first failure"},
-    {"table", 14, 1, 1, "torchelastic names it as the first failure"},
-    {"busy", 13, 1, 0, "its progress bar stops where the collective fails"},
-    {"rank-zero", 12, 1, 0, "the top finding is rank 0 working alone while the others wait"},
+    {"straggler", 10, 1, 0, "its steps are the slowest"},
+    {"flight-recorder", 50, 1, 0, "the flight recorder shows it out of step with the others"},
+    {"stopped", 100, 1, 1, "its output stops long before the others'"},
+    {"stack", 80, 1, 0, "its stack is outside any collective while the job hangs"},
+    {"desync", 20, 1, 0, "it is alone in a different collective"},
+    {"tracebacks", 60, 1, 0, "its traceback is in a different collective from the others'"},
+    {"uneven", 70, 1, 0, "its number of batches differs from every other rank's"},
+    {"blamed", 30, 1, 0, "the log names this rank"},
+    {"root", 40, 1, 0, "the first root failure is on this rank"},
+    {"watchdog", 90, 1, 0, "the collective timeouts point at this rank"},
+    {"exception", 110, 1, 0, "this rank failed on its own while the others waited"},
+    {"launcher", 140, 1, 1, "the launcher saw this rank fail first and stopped the others"},
+    {"table-killed", 140, 1, 1, "torchelastic names it as the first failure"},
+    {"table", 140, 1, 1, "torchelastic names it as the first failure"},
+    /* torchelastic's root-cause entry only echoes a peer's failure; another rank's own exception
+       is the root */
+    {"table-echo", 35, 1, 0,
+     "torchelastic's root cause only echoes its failure, and it raised its own exception"},
+    {"busy", 130, 1, 0, "its progress bar stops where the collective fails"},
+    {"rank-zero", 120, 1, 0, "the top finding is rank 0 working alone while the others wait"},
     /* the ranks of a root failure printed on several ranks with nothing to order them */
     {"root-tied", -1, 0, 0, NULL},
 };
@@ -116,6 +120,13 @@ static int tied_root_named(const dx_job_model *jm, const dx_culprit_ctx *ctx, co
            find_vote(jm, "root-tied", v->ranks[0]);
 }
 
+/* torchelastic's root-cause entry that only echoes a peer's failure names a victim. */
+static int echoed_root_cause(const dx_job_model *jm, const dx_culprit_ctx *ctx, const dx_vote *v)
+{
+    (void)ctx;
+    return is(v, "table") && find_vote(jm, "table-echo", -1);
+}
+
 static const struct {
     const char *name;
     int (*drops)(const dx_job_model *jm, const dx_culprit_ctx *ctx, const dx_vote *v);
@@ -124,6 +135,7 @@ static const struct {
     {"launcher-under-table", launcher_under_table},
     {"waiting-rank-named", waiting_rank_named},
     {"tied-root-named", tied_root_named},
+    {"echoed-root-cause", echoed_root_cause},
 };
 
 /* With no finding reported, a launcher's account or output that stops early alone names no

@@ -4,7 +4,9 @@
  *   exceptions    each rank's first Python exception line (and its first original one: neither
  *                 a launcher's wrapper nor an echo of another rank's failure)
  *   torchelastic  the ChildFailedError table: its "Root Cause (first observed failure)" entry,
- *                 killed entries, hosts and pids; votes for the rank it names
+ *                 killed entries, hosts and pids, each entry's error; votes for the rank it
+ *                 names, or, when that entry only echoes a peer's failure, for the rank whose
+ *                 entry or traceback holds an original exception
  *   launcher      the one rank torchelastic's agent, mp.spawn, the failures dict or srun saw
  *                 fail while the others were stopped
  *   restarts      torchelastic's and ft_launcher's restarts
@@ -122,7 +124,7 @@ const dx_reading dx_reading_exceptions = {
 
 /* ==== torchelastic ========================================================================== */
 
-enum { TE_ROOT_CAUSE, TE_RANK, TE_EXITCODE, TE_HOST };
+enum { TE_ROOT_CAUSE, TE_RANK, TE_EXITCODE, TE_HOST, TE_EXCEPTION, TE_BORDER };
 
 /* torchelastic's ChildFailedError table */
 static const dx_signal te_patterns[] = {
@@ -137,6 +139,18 @@ static const dx_signal te_patterns[] = {
                      "torch/distributed/elastic/multiprocessing/errors/__init__.py", 0},
     [TE_HOST] = {"job-table-host", DX_ROLE_NOISE, 0, "^\\s*host\\s*: (?<host>[\\w.-]+)\\s*$",
                  "torch/distributed/elastic/multiprocessing/errors/__init__.py", 0},
+    /* an entry's traceback (the failed rank's error file, indented under "traceback :") ends in
+     * its exception line */
+    [TE_EXCEPTION] = {"job-table-exception", DX_ROLE_NOISE, 0,
+                      "^[ \\t]+(?<exc>[A-Za-z_][\\w.]*(?:Error|Exception|Interrupt)): ",
+                      "torch/distributed/elastic/multiprocessing/errors/__init__.py "
+                      "(_format_failure: the error file's message under 'traceback :')",
+                      0},
+    /* the table's borders end the entry being read */
+    [TE_BORDER] = {"job-table-border", DX_ROLE_NOISE, 0, "^\\s*(?:={20,}|-{20,})\\s*$",
+                   "torch/distributed/elastic/multiprocessing/errors/__init__.py (format_msg: "
+                   "'=' and '-' rules between its sections)",
+                   0},
 };
 
 typedef struct te_state {
@@ -148,10 +162,14 @@ typedef struct te_state {
     int table_rank;      /* the rank of the entry being read, -1 none */
     int killed_rank;     /* an entry killed by SIGKILL (exit code -9), -1 none */
     char table_host[64]; /* the "host :" line of the entry being read */
+    int entry;           /* the rank whose entry's traceback is being read, -1 none */
 } te_state;
 
 typedef struct te_rank {
     int in_table; /* listed as failed in the table */
+    char *exc;    /* the last exception line of its entry's traceback */
+    uint64_t exc_seq;
+    int exc_echo; /* ... only echoes another rank's failure (a victim's line) */
 } te_rank;
 
 const dx_reading dx_reading_torchelastic;
@@ -159,8 +177,10 @@ const dx_reading dx_reading_torchelastic;
 static void te_init(void *stp)
 {
     te_state *st = stp;
-    st->rc_rank = st->table_rank = st->killed_rank = -1;
+    st->rc_rank = st->table_rank = st->killed_rank = st->entry = -1;
 }
+
+static void te_rank_fini(void *rs) { dx_free(((te_rank *)rs)->exc); }
 
 static void te_fini(void *stp) { dx_free(((te_state *)stp)->rc_where); }
 
@@ -176,7 +196,7 @@ static int te_line(dx_job_model *jm, void *stp, const dx_line *l)
 
 static int te_rank_line(dx_job_model *jm, te_state *st, const dx_hit *h)
 {
-    st->table_rank = (int)dx_hit_ll(h, "rank", -1);
+    st->table_rank = st->entry = (int)dx_hit_ll(h, "rank", -1);
     te_rank *t = dx_job_rstate(jm, &dx_reading_torchelastic, st->table_rank, 1);
     if (t)
         t->in_table = 1;
@@ -193,6 +213,23 @@ static int te_rank_line(dx_job_model *jm, te_state *st, const dx_hit *h)
         dx_free(st->rc_where);
         st->rc_where = dx_strdup(buf);
     }
+    return DDX_OK;
+}
+
+/* The exception line of an entry's traceback: the last one is the error the rank died of; it is
+ * an echo when a victim reference (culprit: other-rank) or a watchdog reading read the line. */
+static int te_exception(dx_job_model *jm, te_state *st, const dx_hit *h)
+{
+    te_rank *t = st->entry >= 0 ? dx_job_rstate(jm, &dx_reading_torchelastic, st->entry, 0) : NULL;
+    if (!t)
+        return DDX_OK;
+    char *exc = dx_strndup(h->text, h->len > 200 ? 200 : h->len);
+    if (!exc)
+        return DDX_ENOMEM;
+    dx_free(t->exc);
+    t->exc = exc;
+    t->exc_seq = h->seq;
+    t->exc_echo = h->echo || jm->line_echo;
     return DDX_OK;
 }
 
@@ -217,8 +254,13 @@ static int te_hit(dx_job_model *jm, void *stp, size_t row, const dx_hit *h)
         }
         return DDX_OK;
     }
-    default:
+    case TE_HOST:
         dx_hit_copy(h, "host", st->table_host, sizeof st->table_host);
+        return DDX_OK;
+    case TE_EXCEPTION:
+        return te_exception(jm, st, h);
+    default:
+        st->entry = -1;
         return DDX_OK;
     }
 }
@@ -227,6 +269,46 @@ int dx_table_lists(const dx_job_model *jm, const dx_rank *x)
 {
     const te_rank *t = dx_rank_priv(jm, x, &dx_reading_torchelastic);
     return t && t->in_table;
+}
+
+/* The root-cause entry's own error only echoes a peer's failure (the peer closed the connection,
+ * a watchdog or gloo timeout) while another rank's entry, or its own traceback in the logs, holds
+ * an original exception: that rank is the root. The entry's error is its traceback's last
+ * exception line; without one, the rank's own first exception in the logs stands for it. */
+static int te_echo(dx_job_model *jm, const te_state *st)
+{
+    const dx_rank *rc = dx_job_rank_get(jm, st->rc_rank);
+    const te_rank *t = dx_rank_priv(jm, rc, &dx_reading_torchelastic);
+    const char *said = t && t->exc ? t->exc : dx_exception_first(jm, rc, NULL);
+    int echo = t && t->exc ? t->exc_echo : said && !dx_exception_original(jm, rc, NULL);
+    if (!echo)
+        return DDX_OK;
+    int root = -1;
+    uint64_t best = UINT64_MAX, seq;
+    const char *orig = NULL, *from = NULL;
+    for (size_t r = 0; r < jm->nby; r++) {
+        const dx_rank *x = jm->by_rank[r];
+        const te_rank *e = dx_rank_priv(jm, x, &dx_reading_torchelastic);
+        if (!x || (int)r == st->rc_rank)
+            continue;
+        if (e && e->exc && !e->exc_echo && (root < 0 || !from || e->exc_seq < best)) {
+            /* another entry of the table comes first */
+            root = (int)r;
+            best = e->exc_seq;
+            orig = e->exc;
+            from = "its table entry";
+        } else if (!from && dx_exception_original(jm, x, &seq) && seq < best) {
+            root = (int)r;
+            best = seq;
+            orig = dx_exception_original(jm, x, NULL);
+        }
+    }
+    if (root < 0)
+        return DDX_OK;
+    return dx_job_vote(jm, "table-echo", root, 1,
+                       "torchelastic: the root-cause entry, rank %d, only echoes a peer's failure "
+                       "(%s); rank %d raised its own exception (%s, %s)",
+                       st->rc_rank, said, root, orig, from ? from : "its traceback");
 }
 
 /* torchelastic picks its "first observed failure" by whole-second error-file times, and a
@@ -247,6 +329,9 @@ static int te_finish(dx_job_model *jm, void *stp)
                            st->killed_rank, st->rc_rank);
     if (st->rc_rank < 0)
         return DDX_OK;
+    int rc = te_echo(jm, st);
+    if (rc)
+        return rc;
     if (st->rc_has_exitcode && st->rc_exitcode < 0)
         return dx_job_vote(jm, "table", st->rc_rank, 1,
                            "torchelastic root cause: rank %d, exit code %d (killed by signal %d, "
@@ -258,14 +343,17 @@ static int te_finish(dx_job_model *jm, void *stp)
 
 const dx_reading dx_reading_torchelastic = {
     .name = "torchelastic",
-    .doc = "torchelastic's ChildFailedError table: the root-cause entry (rank, exit code), "
-           "entries killed by SIGKILL, each entry's host and pid; votes for the rank it names",
+    .doc = "torchelastic's ChildFailedError table: the root-cause entry (rank, exit code, its "
+           "error), entries killed by SIGKILL, each entry's host and pid; votes for the rank it "
+           "names, or for the rank with an original exception when the root cause only echoes a "
+           "peer's failure",
     .patterns = te_patterns,
     .npatterns = DX_ARRAY_LEN(te_patterns),
     .state_size = sizeof(te_state),
     .rank_size = sizeof(te_rank),
     .init = te_init,
     .fini = te_fini,
+    .rank_fini = te_rank_fini,
     .on_line = te_line,
     .on_hit = te_hit,
     .finish = te_finish,

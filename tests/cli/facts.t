@@ -6,7 +6,8 @@ $ facts --list
 >     pattern  job-watchdog-timeout: torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp
 >     fact     job.stuck_rank (int)
 > Culprit votes (src/job/culprit.c)
->   desync           precedence  2  it is alone in a different collective
+>   desync           precedence  20  it is alone in a different collective
+>   table-echo       precedence  35  torchelastic's root cause only echoes its failure
 
 $ facts
 ? 0
