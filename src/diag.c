@@ -997,16 +997,18 @@ done:
 /* ==== the culprit =========================================================================== */
 
 /* The first root failure of the top finding, on a rank that is known. The same root failure on
- * several ranks names none of them, unless the log's times show one rank failing first: then
- * those ranks are tied (a vote that decides nothing, but vetoes the launcher's pick among them,
- * made by whole-second error-file times). */
+ * several ranks, with nothing in the log's times to show one failing first, names none of them
+ * alone: when they are at most half of the job's ranks (two faulty nodes among healthy ones),
+ * they are the culprits together; when more printed it, a failure of the whole job is likelier,
+ * and they are only tied (a vote that decides nothing, but vetoes the launcher's pick among
+ * them, made by whole-second error-file times). */
 static int vote_root(ddx_report *rep, const dx_finding *top)
 {
     if (!top || !top->first_ranked || !top->has_root || top->ref->culprit_other)
         return DDX_OK;
     const dx_event *f0 = top->first_ranked;
-    int ranks[DX_VOTE_RANKS], tied = 0;
-    size_t n = 0;
+    int ranks[DX_VOTE_RANKS] = {f0->rank}, tied = 0;
+    size_t n = 1;
     for (size_t i = 0; i < top->nevid; i++) {
         const dx_event *ev = top->evid[i].ev;
         if (top->evid[i].sig->role != DX_ROLE_ROOT || ev->rank < 0)
@@ -1018,11 +1020,17 @@ static int vote_root(ddx_report *rep, const dx_finding *top)
             ranks[n++] = ev->rank;
         tied |= ev->rank != f0->rank && !(f0->has_time && ev->has_time && f0->tkey < ev->tkey);
     }
-    if (tied)
-        return dx_job_vote_ranks(&rep->job, "root-tied", ranks, n, 0,
-                                 "the same root failure (%s) on several ranks", top->ref->id);
-    return dx_job_vote(&rep->job, "root", f0->rank, 1, "first root failure: rank %d (%s)", f0->rank,
-                       top->ref->id);
+    if (!tied)
+        return dx_job_vote(&rep->job, "root", f0->rank, 1, "first root failure: rank %d (%s)",
+                           f0->rank, top->ref->id);
+    if (2 * n <= rep->job.nranks)
+        return dx_job_vote_ranks(&rep->job, "root-several", ranks, n, 1,
+                                 "first root failure on %zu of the %zu ranks, with nothing to "
+                                 "order them: ranks %d and %d%s (%s)",
+                                 n, rep->job.nranks, ranks[0], ranks[1], n > 2 ? " and others" : "",
+                                 top->ref->id);
+    return dx_job_vote_ranks(&rep->job, "root-tied", ranks, n, 0,
+                             "the same root failure (%s) on every rank", top->ref->id);
 }
 
 /* A rank the lines themselves name ("but Rank 1 is running collective ..."): the one most of the

@@ -43,7 +43,11 @@ static const policy policies[] = {
      "torchelastic's root cause only echoes its failure, and it raised its own exception"},
     {"busy", 130, 1, 0, "its progress bar stops where the collective fails"},
     {"rank-zero", 120, 1, 0, "the top finding is rank 0 working alone while the others wait"},
-    /* the ranks of a root failure printed on several ranks with nothing to order them */
+    /* the same root failure on at most half of the job's ranks, with nothing to order them:
+       those ranks together (two faulty nodes) */
+    {"root-several", 45, 1, 0,
+     "the first root failure is on this rank and others, with nothing to order them"},
+    /* ... on every rank: a tie that names none */
     {"root-tied", -1, 0, 0, NULL},
 };
 
@@ -117,7 +121,7 @@ static int tied_root_named(const dx_job_model *jm, const dx_culprit_ctx *ctx, co
 {
     (void)ctx;
     return (is(v, "table") || is(v, "launcher")) && v->nranks &&
-           find_vote(jm, "root-tied", v->ranks[0]);
+           (find_vote(jm, "root-tied", v->ranks[0]) || find_vote(jm, "root-several", v->ranks[0]));
 }
 
 /* torchelastic's root-cause entry that only echoes a peer's failure names a victim. */

@@ -1076,6 +1076,49 @@ static void test_same_root_on_every_rank_names_none(void **state)
     ddx_report_free(rep);
 }
 
+static void test_same_root_on_some_ranks_names_them(void **state)
+{
+    (void)state;
+    /* two of four ranks raise the same error with nothing to order them (two faulty nodes among
+     * healthy ones): both are the culprits, the first read first */
+    const char *const in[] = {
+        "console.log",
+        "[rank0]: step 7 loss 0.5\n"
+        "[rank1]: RuntimeError: boom on rank 1\n"
+        "[rank2]: step 7 loss 0.5\n"
+        "[rank3]: RuntimeError: boom on rank 3\n",
+    };
+    ddx_report *rep = run(DDX_DIAG_ALL, 1, in);
+    assert_string_equal(ddx_report_id(rep, 0), "t-root");
+    assert_int_equal(ddx_report_culprit_rank(rep), 1);
+    const int *ranks;
+    assert_int_equal(ddx_report_culprit_ranks(rep, &ranks), 2);
+    assert_int_equal(ranks[0], 1);
+    assert_int_equal(ranks[1], 3);
+    assert_non_null(strstr(rep->culprit_why, "this rank and others"));
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    ddx_error e = {0};
+    assert_int_equal(ddx_report_write_json(rep, f, &e), DDX_OK);
+    fclose(f);
+    assert_non_null(strstr(buf, "\"culprit_ranks\": [\n    1,\n    3\n  ]"));
+    free(buf);
+    ddx_report_free(rep);
+    /* three of four: more likely the whole job's failure, no culprit */
+    const char *const most[] = {
+        "console.log",
+        "[rank0]: RuntimeError: boom on rank 0\n"
+        "[rank1]: RuntimeError: boom on rank 1\n"
+        "[rank2]: step 7 loss 0.5\n"
+        "[rank3]: RuntimeError: boom on rank 3\n",
+    };
+    rep = run(DDX_DIAG_ALL, 1, most);
+    assert_int_equal(ddx_report_culprit_rank(rep), -1);
+    assert_int_equal(ddx_report_culprit_ranks(rep, &ranks), 0);
+    ddx_report_free(rep);
+}
+
 static void test_idle_rank_and_dump_signal(void **state)
 {
     (void)state;
@@ -1284,6 +1327,7 @@ int main(void)
         cmocka_unit_test(test_hosts_and_restarts),
         cmocka_unit_test(test_table_lists_all_but_one),
         cmocka_unit_test(test_same_root_on_every_rank_names_none),
+        cmocka_unit_test(test_same_root_on_some_ranks_names_them),
         cmocka_unit_test(test_idle_rank_and_dump_signal),
         cmocka_unit_test(test_straggler_formats),
         cmocka_unit_test(test_desync_from_nccl_coll_lines),
