@@ -28,6 +28,7 @@
 #include "job/launchers.h"
 #include "job/steps.h"
 #include "match.h"
+#include "norm.h"
 
 #define DX_EARLIEST_ROOT 0.7
 #define DX_NO_ROOT 1.0
@@ -188,7 +189,7 @@ typedef struct scan_state {
     int year; /* the year of the first full date seen: fills glog times */
     int rc;
     long rescan;       /* >= 0: the input index of a config whose lines are being scanned */
-    const char *chunk; /* the chunk being read (candidates give line offsets into it) */
+    const char *chunk; /* the text being scanned (candidates give line offsets into it) */
 } scan_state;
 
 static int add_warning(ddx_report *rep, const char *msg)
@@ -266,6 +267,10 @@ static int record_hit(scan_state *st, uint32_t sig, const dx_event *proto, const
     if (!st->rep->hits[sig] && !(st->rep->hits[sig] = dx_calloc(1, sizeof(dx_sighits))))
         return DDX_ENOMEM;
     dx_sighits *h = st->rep->hits[sig];
+    /* one physical line read as several logical lines (norm.c) counts once per signal */
+    if (h->count && h->last_seq == proto->seq)
+        return DDX_OK;
+    h->last_seq = proto->seq;
     h->count++;
     if (proto->rank >= 0) {
         int dup = 0;
@@ -344,13 +349,14 @@ static int ref_hit(scan_state *st, uint32_t sig, const dx_line *l, const dx_attr
  * victim reference (culprit: other-rank) reads is an echo of another rank's failure for the job
  * readings (which come after the references' signals). */
 static int scan_line(scan_state *st, const dx_cand *cands, size_t ncands, size_t *ci,
-                     const dx_line *l, const dx_attr *a, const dx_event *proto, int as_log)
+                     const dx_line *l, const dx_attr *a, size_t body_end, const dx_event *proto,
+                     int as_log)
 {
     const ddx_kb *kb = st->kb;
     int echo = 0, rc;
     for (; *ci < ncands && cands[*ci].line == (size_t)(l->text - st->chunk); (*ci)++) {
         uint32_t sig = cands[*ci].sig;
-        if (!dx_scan_confirm(st->scan, sig, l->text, l->len))
+        if (!dx_scan_confirm_line(st->scan, sig, l->text, l->len, a->body, body_end - a->body))
             continue;
         uint32_t ref = kb->sig_ref[sig];
         if (ref == DX_SIG_FACT) {
@@ -389,29 +395,43 @@ static int scan_log(scan_state *st, const dx_member *m, dx_reader *r, dx_input_i
     int last_rank = -1; /* consecutive lines of one rank skip the rank set */
     memset(&last_time, 0, sizeof last_time);
     dx_chunk c;
+    dx_norm norm = {0};
     int rc;
     while ((rc = dx_reader_next(r, &c, st->err)) > 0) {
         const dx_cand *cands;
         size_t ncands, ci = 0;
-        rc = dx_scan_chunk(st->scan, c.data, c.len, &cands, &ncands, st->err);
+        /* logical lines: what terminals, trackers and cluster frameworks did to the text undone
+         * (norm.c); each keeps the number of the physical line it starts on */
+        int logical = dx_norm_chunk(&norm, c.data, c.len, c.first_line);
+        if (logical < 0) {
+            rc = logical;
+            break;
+        }
+        const char *data = logical ? norm.out.p : c.data;
+        size_t dlen = logical ? norm.out.n : c.len;
+        rc = dx_scan_chunk(st->scan, data, dlen, &cands, &ncands, st->err);
         if (rc)
-            return rc;
+            break;
         for (size_t t = 0; t < c.ntrunc && st->rep->nwarnings < 20; t++) {
             char w[600];
             snprintf(w, sizeof w, "%s:%llu: line longer than %u KiB; only its start was read",
                      m->path, (unsigned long long)c.trunc_lines[t], DX_LINE_MAX >> 10);
             if ((rc = add_warning(st->rep, w)))
-                return rc;
+                goto done;
         }
-        st->chunk = c.data;
+        st->chunk = data;
         uint64_t lineno = c.first_line;
-        size_t off = 0;
-        while (off < c.len) {
-            const char *line = c.data + off;
-            const char *nl = memchr(line, '\n', c.len - off);
-            size_t len = nl ? (size_t)(nl - line) : c.len - off;
+        size_t off = 0, li = 0;
+        while (off < dlen) {
+            const char *line = data + off;
+            const char *nl = memchr(line, '\n', dlen - off);
+            size_t len = nl ? (size_t)(nl - line) : dlen - off;
+            if (logical)
+                lineno = norm.first[li];
+            li++;
             dx_attr a;
             dx_attrib_line(line, len, &a);
+            size_t body_end = dx_norm_body_end(line, a.body, len);
             int rank = a.rank >= 0 ? a.rank : a.local_rank >= 0 ? a.local_rank : file_rank;
             if (a.has_time) {
                 if (a.time.year)
@@ -420,13 +440,15 @@ static int scan_log(scan_state *st, const dx_member *m, dx_reader *r, dx_input_i
                 have_last_time = 1;
             }
             if (rank >= 0 && rank != last_rank &&
-                add_rank(&info->ranks, &info->nranks, &info->capranks, rank, 4096))
-                return DDX_ENOMEM;
+                add_rank(&info->ranks, &info->nranks, &info->capranks, rank, 4096)) {
+                rc = DDX_ENOMEM;
+                goto done;
+            }
             last_rank = rank;
             dx_line l = {rank, &a, m->path, lineno, ((uint64_t)input_index << 40) | lineno,
                          line, len};
             if (as_log && (rc = dx_job_line(&st->rep->job, &l)))
-                return rc;
+                goto done;
             dx_event proto = {0};
             proto.input = input_index;
             proto.line = lineno;
@@ -434,15 +456,17 @@ static int scan_log(scan_state *st, const dx_member *m, dx_reader *r, dx_input_i
             proto.has_time = have_last_time;
             proto.time = last_time;
             proto.seq = l.seq;
-            if ((rc = scan_line(st, cands, ncands, &ci, &l, &a, &proto, as_log)))
-                return rc;
+            if ((rc = scan_line(st, cands, ncands, &ci, &l, &a, body_end, &proto, as_log)))
+                goto done;
             lineno++;
             off += len + 1;
         }
-        info->lines = lineno - 1;
+        info->lines = c.first_line + c.nlines - 1;
     }
     if (!info->bytes)
         info->bytes = dx_reader_bytes(r);
+done:
+    dx_norm_fini(&norm);
     return rc;
 }
 
@@ -969,24 +993,29 @@ static int score_all(ddx_report *rep)
     }
     qsort(rep->f, rep->nf, sizeof(dx_finding), cmp_finding);
     confidences(rep);
+    size_t kept = 0;
     for (size_t i = 0; i < rep->nf; i++) {
-        if (!rep->all && (rep->nkept >= DX_KEEP_MAX ||
-                          (rep->f[i].confidence < DX_KEEP_MIN && !differential(rep, i))))
+        if (kept >= DX_KEEP_MAX || (rep->f[i].confidence < DX_KEEP_MIN && !differential(rep, i)))
             break;
-        rep->nkept++;
+        kept++;
     }
-    const int kept_strong = rep->nkept > 0;
+    const int kept_strong = kept > 0;
     /* A log with a failure line that no candidate explains well: say what it could be, weakly
      * (the few best readings of that line, each marked possible), rather than nothing. A
      * candidate resting only on launcher wrappers or context is no reading of the line: it is
      * passed over (moved below the readings kept) instead of ending the list. */
-    for (size_t j = 0; !rep->all && !kept_strong && j < rep->nf && rep->nkept < DX_WEAK_MAX; j++) {
+    for (size_t j = 0; !kept_strong && j < rep->nf && kept < DX_WEAK_MAX; j++) {
         if (rep->f[j].confidence < DX_DIFF_MIN || !has_failure_line(rep, &rep->f[j]))
             continue;
-        dx_finding t = rep->f[j];
-        memmove(&rep->f[rep->nkept + 1], &rep->f[rep->nkept], (j - rep->nkept) * sizeof *rep->f);
-        rep->f[rep->nkept++] = t;
+        if (!rep->all) {
+            dx_finding t = rep->f[j];
+            memmove(&rep->f[kept + 1], &rep->f[kept], (j - kept) * sizeof *rep->f);
+            rep->f[kept] = t;
+        }
+        kept++;
     }
+    rep->nreported = kept;
+    rep->nkept = rep->all ? rep->nf : kept;
     rc = build_timeline(rep);
 done:
     dx_free(first_sig);
@@ -1089,8 +1118,9 @@ static int vote_exception(ddx_report *rep, const dx_finding *top)
 }
 
 /* The scorer's votes: the top finding's root failure and the rank its lines blame, the rank
- * that failed on its own under a victim reference, rank 0 under a rank-zero reference, and the
- * flight recorder's first finding that names a rank. */
+ * that failed on its own under a victim reference, rank 0 under a rank-zero reference, the rank
+ * of the original exception no reference explains, and the flight recorder's first finding that
+ * names a rank. */
 static int scorer_votes(ddx_report *rep, const dx_finding *top)
 {
     int rc = vote_root(rep, top);
@@ -1101,6 +1131,12 @@ static int scorer_votes(ddx_report *rep, const dx_finding *top)
     if (!rc && top && top->ref->culprit_other == 2)
         rc = dx_job_vote(&rep->job, "rank-zero", 0, 1,
                          "%s: rank 0 does work alone while the others wait for it", top->ref->id);
+    /* no reference explains the failure, but a rank raised its own exception: the failure ddx
+     * could not place is that rank's */
+    if (!rc && !rep->nreported && rep->unrec && rep->unrec->original && rep->unrec->rank >= 0)
+        rc = dx_job_vote(&rep->job, "unrecognised", rep->unrec->rank, 1,
+                         "the failure no reference explains: rank %d's own exception",
+                         rep->unrec->rank);
     for (size_t i = 0; !rc && i < rep->nfrf; i++)
         if (rep->frf[i].rank >= 0)
             return dx_job_vote(&rep->job, "flight-recorder", rep->frf[i].rank, 1,
@@ -1117,7 +1153,7 @@ static int find_culprit(ddx_report *rep)
     int rc = scorer_votes(rep, top);
     if (rc)
         return rc;
-    dx_culprit_ctx ctx = {rep->nkept, top ? top->ref->kind : NULL};
+    dx_culprit_ctx ctx = {rep->nkept, top ? top->ref->kind : NULL, rep->unrec != NULL};
     dx_culprit c;
     rc = dx_culprit_pick(&rep->job, &ctx, &c);
     rep->culprit = c.rank;
@@ -1350,7 +1386,7 @@ int ddx_job_diagnose(ddx_job *job, int flags, ddx_report **out, ddx_error *err)
         dx_err(err, rc, "out of memory while scoring");
         goto fail;
     }
-    if ((rc = find_culprit(rep))) {
+    if ((!rep->nreported && (rc = dx_unrec_find(rep, &rep->unrec))) || (rc = find_culprit(rep))) {
         dx_err(err, rc, "out of memory");
         goto fail;
     }
@@ -1367,6 +1403,8 @@ void ddx_report_free(ddx_report *rep)
 {
     if (!rep)
         return;
+    dx_unrec_fini(rep->unrec);
+    dx_free(rep->unrec);
     for (size_t i = 0; i < rep->ninputs; i++) {
         dx_free(rep->inputs[i].path);
         dx_free(rep->inputs[i].ranks);
@@ -1399,6 +1437,8 @@ void ddx_report_free(ddx_report *rep)
 }
 
 size_t ddx_report_count(const ddx_report *rep) { return rep->nkept; }
+
+int ddx_report_unrecognised(const ddx_report *rep) { return rep->unrec != NULL; }
 
 size_t dx_report_noise(const ddx_report *rep, size_t ref, const dx_event **first)
 {

@@ -128,6 +128,7 @@ typedef struct dx_rank_view {
     int slow_data;     /* ... by the time it waits for data */
     int stopped;       /* its output stopped long before the others' */
     int finished;      /* it printed the last step of its loop */
+    int raised;        /* it raised an original exception of its own */
     int any_timed_out; /* some rank of the job timed out */
 } dx_rank_view;
 

@@ -4,7 +4,8 @@
  *   desync       the rank alone in a different collective: at one NCCL opCount (COLL lines), in
  *                the collective-mismatch reports of TORCH_DISTRIBUTED_DEBUG=DETAIL, or at one
  *                watchdog SeqNum (the watchdog reading's timeouts)
- *   tracebacks   the collective each rank's traceback waits in, and the rank alone in another
+ *   tracebacks   the collective each rank's traceback waits in, and the rank alone in another;
+ *                the latest frame line (a traceback cut before its exception ends there)
  */
 #include "collectives.h"
 
@@ -315,6 +316,11 @@ typedef struct tb_state {
     int rank; /* the rank alone in a different collective in the tracebacks, -1 */
     int eval; /* ... called from an evaluation function */
     char why[300];
+    /* the latest frame line read ("File \"x.py\", line 3, in f"), its rank and where: a frame
+       after the last exception line is a traceback cut before its exception */
+    char last_frame[240];
+    int last_frame_rank;
+    uint64_t last_frame_seq;
 } tb_state;
 
 typedef struct tb_rank {
@@ -327,7 +333,36 @@ typedef struct tb_rank {
 
 const dx_reading dx_reading_tracebacks;
 
-static void tb_init(void *st) { ((tb_state *)st)->rank = -1; }
+static void tb_init(void *stp)
+{
+    tb_state *st = stp;
+    st->rank = st->last_frame_rank = -1;
+}
+
+const char *dx_traceback_last_frame(const dx_job_model *jm, uint64_t *seq, int *rank)
+{
+    const tb_state *st = dx_job_state(jm, &dx_reading_tracebacks);
+    *seq = st->last_frame_seq;
+    *rank = st->last_frame_rank;
+    return st->last_frame;
+}
+
+static void tb_last_frame(tb_state *st, const dx_hit *h)
+{
+    if (h->seq <= st->last_frame_seq && st->last_frame[0])
+        return;
+    const char *text = h->text;
+    size_t len = h->len;
+    while (len && (*text == ' ' || *text == '\t')) {
+        text++;
+        len--;
+    }
+    size_t n = len < sizeof st->last_frame - 1 ? len : sizeof st->last_frame - 1;
+    memcpy(st->last_frame, text, n);
+    st->last_frame[n] = '\0';
+    st->last_frame_seq = h->seq;
+    st->last_frame_rank = h->rank;
+}
 
 static void tb_rank_fini(void *rs)
 {
@@ -384,8 +419,8 @@ int dx_frame_in_collective(const dx_str *fn, const dx_str *file)
  * collective of distributed_c10d, record the collective and that caller. */
 static int tb_hit(dx_job_model *jm, void *stp, size_t row, const dx_hit *h)
 {
-    (void)stp;
     (void)row;
+    tb_last_frame(stp, h);
     tb_rank *x = dx_job_rstate(jm, &dx_reading_tracebacks, h->rank, 1);
     dx_str file, fn;
     if (!x || !dx_hit_str(h, "file", &file) || !dx_hit_str(h, "fn", &fn))

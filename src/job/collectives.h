@@ -10,4 +10,7 @@
  * collective; "synchronize" only CUDA's.) */
 DX_HIDDEN int dx_frame_in_collective(const dx_str *fn, const dx_str *file);
 
+/* The latest traceback frame line read ("" none), its rank and where (tracebacks reading). */
+DX_HIDDEN const char *dx_traceback_last_frame(const dx_job_model *jm, uint64_t *seq, int *rank);
+
 #endif

@@ -34,6 +34,8 @@ static const policy policies[] = {
     {"root", 40, 1, 0, "the first root failure is on this rank"},
     {"watchdog", 90, 1, 0, "the collective timeouts point at this rank"},
     {"exception", 110, 1, 0, "this rank failed on its own while the others waited"},
+    /* (the report's "unrecognised" section says it: not listed again) */
+    {"unrecognised", 115, 0, 0, "the failure no reference explains is this rank's own exception"},
     {"launcher", 140, 1, 1, "the launcher saw this rank fail first and stopped the others"},
     {"table-killed", 140, 1, 1, "torchelastic names it as the first failure"},
     {"table", 140, 1, 1, "torchelastic names it as the first failure"},
@@ -142,13 +144,13 @@ static const struct {
     {"echoed-root-cause", echoed_root_cause},
 };
 
-/* With no finding reported, a launcher's account or output that stops early alone names no
- * culprit. */
+/* With no finding reported (nor a failure no reference explains), a launcher's account or
+ * output that stops early alone names no culprit. */
 static int weak_votes_without_finding(const dx_job_model *jm, const dx_culprit_ctx *ctx,
                                       const dx_vote *pick)
 {
     (void)pick;
-    if (ctx->nkept)
+    if (ctx->nkept || ctx->unrecognised)
         return 0;
     for (size_t i = 0; i < jm->nvotes; i++) {
         const policy *p = policy_of(&jm->votes[i]);

@@ -8,6 +8,7 @@
 typedef struct dx_culprit_ctx {
     size_t nkept;         /* findings reported */
     const char *top_kind; /* the top finding's kind (crash, hang, perf, ...), NULL when none */
+    int unrecognised;     /* the report names a failure no reference explains */
 } dx_culprit_ctx;
 
 typedef struct dx_culprit {

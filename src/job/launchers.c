@@ -2,7 +2,7 @@
  *
  * Readings:
  *   exceptions    each rank's first Python exception line (and its first original one: neither
- *                 a launcher's wrapper nor an echo of another rank's failure)
+ *                 a launcher's wrapper nor an echo of another rank's failure, dx_unrec_is_echo)
  *   torchelastic  the ChildFailedError table: its "Root Cause (first observed failure)" entry,
  *                 killed entries, hosts and pids, each entry's error; votes for the rank it
  *                 names, or, when that entry only echoes a peer's failure, for the rank whose
@@ -14,6 +14,7 @@
  */
 #include "launchers.h"
 
+#include "unrec.h"
 #include "watchdog.h"
 
 /* ==== exceptions ============================================================================ */
@@ -28,6 +29,10 @@ static const dx_signal ex_patterns[] = {
 typedef struct ex_state {
     int unranked; /* exception lines not attributed to any rank */
     int workers;  /* exception lines other than the launchers' own */
+    /* the first original exception line not attributed to any rank, and where */
+    char *unranked_original;
+    uint64_t unranked_original_seq;
+    uint64_t last_seq; /* where the latest exception line was */
 } ex_state;
 
 typedef struct ex_rank {
@@ -38,6 +43,8 @@ typedef struct ex_rank {
 } ex_rank;
 
 const dx_reading dx_reading_exceptions;
+
+static void ex_fini(void *st) { dx_free(((ex_state *)st)->unranked_original); }
 
 static void ex_rank_fini(void *rs)
 {
@@ -69,6 +76,8 @@ static int ex_hit(dx_job_model *jm, void *stp, size_t row, const dx_hit *h)
         st->unranked++;
     if (!launcher)
         st->workers++;
+    if (h->seq > st->last_seq)
+        st->last_seq = h->seq;
     ex_rank *x = dx_job_rstate(jm, &dx_reading_exceptions, h->rank, 1);
     size_t n = h->len > 200 ? 200 : h->len;
     if (x && !x->first) {
@@ -76,10 +85,13 @@ static int ex_hit(dx_job_model *jm, void *stp, size_t row, const dx_hit *h)
             return DDX_ENOMEM;
         x->first_seq = h->seq;
     }
-    if (x && !x->original && !launcher && !h->echo && !jm->line_echo) {
-        if (!(x->original = dx_strndup(h->text, n)))
+    /* the first exception that is the rank's own, not an echo of another's failure (one
+     * without a rank is kept apart) */
+    char **orig = x ? &x->original : &st->unranked_original;
+    if (!launcher && !*orig && !dx_unrec_is_echo(h->text, h->len)) {
+        if (!(*orig = dx_strndup(h->text, n)))
             return DDX_ENOMEM;
-        x->original_seq = h->seq;
+        *(x ? &x->original_seq : &st->unranked_original_seq) = h->seq;
     }
     return DDX_OK;
 }
@@ -87,17 +99,36 @@ static int ex_hit(dx_job_model *jm, void *stp, size_t row, const dx_hit *h)
 const char *dx_exception_first(const dx_job_model *jm, const dx_rank *x, uint64_t *seq)
 {
     const ex_rank *e = dx_rank_priv(jm, x, &dx_reading_exceptions);
-    if (e && seq)
-        *seq = e->first_seq;
+    if (seq)
+        *seq = e ? e->first_seq : 0;
     return e ? e->first : NULL;
 }
 
 const char *dx_exception_original(const dx_job_model *jm, const dx_rank *x, uint64_t *seq)
 {
     const ex_rank *e = dx_rank_priv(jm, x, &dx_reading_exceptions);
-    if (e && seq)
-        *seq = e->original_seq;
+    if (seq)
+        *seq = e ? e->original_seq : 0;
     return e ? e->original : NULL;
+}
+
+const char *dx_exception_unranked_original(const dx_job_model *jm, uint64_t *seq)
+{
+    const ex_state *st = dx_job_state(jm, &dx_reading_exceptions);
+    *seq = st->unranked_original_seq;
+    return st->unranked_original;
+}
+
+uint64_t dx_exception_last_seq(const dx_job_model *jm)
+{
+    return ((const ex_state *)dx_job_state(jm, &dx_reading_exceptions))->last_seq;
+}
+
+static void ex_describe(const dx_job_model *jm, const void *st, const void *rs, dx_rank_view *v)
+{
+    (void)jm;
+    (void)st;
+    v->raised = ((const ex_rank *)rs)->original != NULL;
 }
 
 int dx_exception_unranked(const dx_job_model *jm)
@@ -118,8 +149,10 @@ const dx_reading dx_reading_exceptions = {
     .npatterns = DX_ARRAY_LEN(ex_patterns),
     .state_size = sizeof(ex_state),
     .rank_size = sizeof(ex_rank),
+    .fini = ex_fini,
     .rank_fini = ex_rank_fini,
     .on_hit = ex_hit,
+    .describe = ex_describe,
 };
 
 /* ==== torchelastic ========================================================================== */
@@ -229,7 +262,7 @@ static int te_exception(dx_job_model *jm, te_state *st, const dx_hit *h)
     dx_free(t->exc);
     t->exc = exc;
     t->exc_seq = h->seq;
-    t->exc_echo = h->echo || jm->line_echo;
+    t->exc_echo = h->echo || jm->line_echo || dx_unrec_is_echo(h->text, h->len);
     return DDX_OK;
 }
 
@@ -263,6 +296,15 @@ static int te_hit(dx_job_model *jm, void *stp, size_t row, const dx_hit *h)
         st->entry = -1;
         return DDX_OK;
     }
+}
+
+int dx_table_root(const dx_job_model *jm, int *code, int *has_code, const char **where)
+{
+    const te_state *st = dx_job_state(jm, &dx_reading_torchelastic);
+    *code = st->rc_exitcode;
+    *has_code = st->rc_has_exitcode;
+    *where = st->rc_where;
+    return st->rc_rank;
 }
 
 int dx_table_lists(const dx_job_model *jm, const dx_rank *x)
@@ -465,6 +507,13 @@ static int la_hit(dx_job_model *jm, void *stp, size_t row, const dx_hit *h)
         st->report = 1;
     la_agent(st, r, row == LA_SPAWN ? spawn_code(h) : (int)dx_hit_ll(h, "code", 0));
     return DDX_OK;
+}
+
+void dx_launcher_report(const dx_job_model *jm, dx_launched *out)
+{
+    const la_state *st = dx_job_state(jm, &dx_reading_launcher);
+    *out = (dx_launched){st->agent_rank, st->agent_code, st->nagent,
+                         st->srun_rank,  st->srun_code,  st->nsrun};
 }
 
 int dx_launcher_agent(const dx_job_model *jm, int *code)

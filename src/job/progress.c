@@ -703,12 +703,14 @@ const dx_reading dx_reading_phases;
 
 static void ph_init(void *st) { ((ph_state *)st)->phase = -1; }
 
-/* A line after the latest phase start in the same input: the job went on. */
+/* A line after the latest phase start in the same input (not another logical line of the same
+ * physical line, norm.c): the job went on. */
 static int ph_line(dx_job_model *jm, void *stp, const dx_line *l)
 {
     (void)jm;
     ph_state *st = stp;
-    if (st->last && st->seq >> 40 == l->seq >> 40 && !dx_blank(l->text, l->len))
+    if (st->last && st->seq != l->seq && st->seq >> 40 == l->seq >> 40 &&
+        !dx_blank(l->text, l->len))
         st->last = 0;
     return DDX_OK;
 }

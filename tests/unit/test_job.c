@@ -89,7 +89,7 @@ static void pick(dx_job_model *jm, dx_culprit *c, size_t nkept, const char *top_
         assert_non_null(s);
         assert_int_equal(dx_job_vote(jm, s, atoi(colon + 1), 1, "%s", votes[i]), DDX_OK);
     }
-    dx_culprit_ctx ctx = {nkept, top_kind};
+    dx_culprit_ctx ctx = {nkept, top_kind, 0};
     assert_int_equal(dx_culprit_pick(jm, &ctx, c), DDX_OK);
 }
 
@@ -181,7 +181,7 @@ static void test_several_ranks(void **state)
     const int ranks[] = {3, 7};
     assert_int_equal(dx_job_vote_ranks(&jm, "root", ranks, 2, 1, "two faulty nodes"), DDX_OK);
     assert_int_equal(dx_job_vote(&jm, "table", 7, 1, "table"), DDX_OK);
-    dx_culprit_ctx ctx = {1, "hardware"};
+    dx_culprit_ctx ctx = {1, "hardware", 0};
     dx_culprit c;
     assert_int_equal(dx_culprit_pick(&jm, &ctx, &c), DDX_OK);
     assert_int_equal(c.rank, 3);
