@@ -5,7 +5,7 @@
 #include "dx.h"
 
 typedef struct cli_args {
-    int json, all, verbose, full, patterns, no_builtin;
+    int json, all, verbose, full, patterns, no_builtin, markdown;
     int color; /* -1 auto, 0 never, 1 always */
     const char *kb_dir;
     const char *category;
@@ -40,5 +40,6 @@ int cli_watch(cli_args *a);
 int cli_record(cli_args *a);
 int cli_fleet(cli_args *a);
 int cli_slurm(cli_args *a);
+int cli_facts(cli_args *a);
 
 #endif
