@@ -1,15 +1,27 @@
 #!/usr/bin/python3
 """run.py -- run the live failure scenarios with torchrun on CPU and check ddx's diagnosis of each.
 
-Each tests/scenarios/<name>/ holds a train.py that fails on purpose (or, for `healthy` and
-`straggler`, finishes) and a scenario.json:
+Each tests/scenarios/<name>/ holds a scenario.json and, unless it runs another scenario's script
+(a variant: the same failure in another output style or launcher), a train.py that fails on
+purpose (or, for `healthy` and the stragglers, finishes). scenario.json:
 
-  nprocs         processes to start
-  launch         "torchrun" (through launch.py, the option-parsing fix for torch 1.13) or
+  script         the script to run, relative to the scenario's folder (default train.py)
+  nprocs         processes to start (per launcher, see agents)
+  launch         "torchrun" (through launch.py, the option-parsing fix for torch 1.13),
+                 "spawn" (launch_spawn.py: torch.multiprocessing.spawn, no log folder) or
                  "manual" (the harness starts the ranks itself, e.g. fewer than world_size)
-  world_size     manual launch only: the WORLD_SIZE the ranks are told
-  torchrun_args  extra launcher arguments
-  env            extra environment for the ranks
+  world_size     manual and spawn launches: the WORLD_SIZE the ranks are told
+  torchrun_args  extra launcher arguments; "{port}" in them becomes the scenario's port and
+                 "{is_host}" true for the first agent, false for the others (c10d's is_host:
+                 on one machine every agent would otherwise try to host the store)
+  tee, redirects torchrun's --tee/--redirects values (default "3"); null leaves the option out
+  log_dir        false: no --log_dir (torchrun then keeps error files under TMPDIR, which the
+                 harness points into the run's folder, not into logs/)
+  agents         torchrun launchers started with the same arguments, all writing to console.log
+                 (default 1; several make a multi-node job on one host, node i logging under
+                 logs/node<i>)
+  ulimit_v_mb    an address-space limit (ulimit -v, RLIMIT_AS) for the launcher and its ranks
+  env            extra environment for the ranks (common.py lists the SCN_* variables)
   occupy_port    true: the harness listens on MASTER_PORT itself before starting the job
   top            the reference id ddx must rank first; null: ddx must find nothing
                  (no diagnosis at level likely or confirmed)
@@ -27,7 +39,10 @@ writes the same layout itself. Scenarios run 3 at a time, each in its own sessio
 killed as a group on timeout and reaped at the end.
 
   /usr/bin/python3 tests/scenarios/run.py [--ddx PATH] [--jobs N] [--out DIR] [--keep]
-                                          [--timeout S] [--record-golden] [NAME ...]
+                                          [--timeout S] [--record-golden] [--shard K/N] [NAME ...]
+
+--shard K/N runs every N-th scenario of the sorted list starting at the K-th (1-based), so that
+ctest can run the live suite as N tests that each fit their time limit.
 
 Exit status: 0 all expectations met (known failures aside), 1 a regression or a scenario that did
 not reproduce, 2 usage or setup error, 77 torch is not importable (ctest SKIP_RETURN_CODE).
@@ -157,27 +172,77 @@ def _wait(proc, deadline):
     return True
 
 
+def torchrun_cmd(sc, script, port, log_dir, agent=0):
+    cmd = [PYTHON, os.path.join(HERE, "launch.py"),
+           "--nnodes", "1", "--nproc_per_node", str(sc["nprocs"]),
+           "--master_addr", "127.0.0.1", "--master_port", str(port), "--monitor_interval", "1"]
+    for opt in ("redirects", "tee"):
+        if sc.get(opt, "3") is not None:
+            cmd += [f"--{opt}", str(sc.get(opt, "3"))]
+    if log_dir:
+        cmd += ["--log_dir", log_dir]
+    subst = {"{port}": str(port), "{is_host}": "true" if agent == 0 else "false"}
+    extra = []
+    for arg in sc.get("torchrun_args", []):
+        for key, value in subst.items():
+            arg = arg.replace(key, value)
+        extra.append(arg)
+    return cmd + extra + [script]
+
+
+def commands(sc, port):
+    """The launcher command lines of the scenario's job (one per agent)."""
+    script = os.path.normpath(os.path.join(sc["dir"], sc.get("script", "train.py")))
+    how = sc.get("launch", "torchrun")
+    world = str(sc.get("world_size", sc["nprocs"]))
+    if how == "manual":
+        return [[PYTHON, os.path.join(HERE, "launch_manual.py"), "--nprocs", str(sc["nprocs"]),
+                 "--world-size", world, "--log-dir", "logs", script]]
+    if how == "spawn":
+        return [[PYTHON, os.path.join(HERE, "launch_spawn.py"), "--nprocs", str(sc["nprocs"]),
+                 "--world-size", world, script]]
+    agents = sc.get("agents", 1)
+    use_dir = sc.get("log_dir", True)
+    return [torchrun_cmd(sc, script, port,
+                         (f"logs/node{i}" if agents > 1 else "logs") if use_dir else None, i)
+            for i in range(agents)]
+
+
+def _limits(sc):
+    """A preexec_fn applying the scenario's ulimit -v, or None."""
+    mb = sc.get("ulimit_v_mb")
+    if not mb:
+        return None
+
+    def apply():
+        import resource
+        _, hard = resource.getrlimit(resource.RLIMIT_AS)
+        resource.setrlimit(resource.RLIMIT_AS, (mb << 20, hard))
+    return apply
+
+
 def launch(sc, work, port, env):
-    """Start the scenario's job in a new session; returns (exit status, timed out)."""
-    script = os.path.join(sc["dir"], "train.py")
-    if sc.get("launch", "torchrun") == "manual":
-        cmd = [PYTHON, os.path.join(HERE, "launch_manual.py"), "--nprocs", str(sc["nprocs"]),
-               "--world-size", str(sc.get("world_size", sc["nprocs"])), "--log-dir", "logs", script]
-    else:
-        cmd = [PYTHON, os.path.join(HERE, "launch.py"),
-               "--nnodes", "1", "--nproc_per_node", str(sc["nprocs"]),
-               "--master_addr", "127.0.0.1", "--master_port", str(port),
-               "--monitor_interval", "1", "--redirects", "3", "--tee", "3",
-               "--log_dir", "logs", *sc.get("torchrun_args", []), script]
+    """Start the scenario's job in a new session; returns (exit status, timed out). With several
+    agents the status is the first nonzero one."""
+    if not sc.get("log_dir", True):
+        env = dict(env, TMPDIR=os.path.join(work, "tmp"))
+        os.makedirs(env["TMPDIR"])
+    procs = []
     with open(os.path.join(work, "console.log"), "wb") as console:
-        p = subprocess.Popen(cmd, cwd=work, env=env, stdin=subprocess.DEVNULL,
-                             stdout=console, stderr=subprocess.STDOUT, start_new_session=True)
-    _register(p.pid)
-    ok = _wait(p, time.time() + sc["timeout"])
-    _kill_group(p.pid)  # timeout, or ranks the agent left behind
-    if not ok:
-        p.wait()
-    return p.returncode, not ok
+        for cmd in commands(sc, port):
+            p = subprocess.Popen(cmd, cwd=work, env=env, stdin=subprocess.DEVNULL,
+                                 stdout=console, stderr=subprocess.STDOUT,
+                                 start_new_session=True, preexec_fn=_limits(sc))
+            _register(p.pid)
+            procs.append(p)
+    deadline = time.time() + sc["timeout"]
+    ok = all([_wait(p, deadline) for p in procs])
+    for p in procs:
+        _kill_group(p.pid)  # timeout, or ranks the agent left behind
+        if not ok:
+            p.wait()
+    codes = [p.returncode for p in procs]
+    return next((c for c in codes if c != 0), 0), not ok
 
 
 # ---------------------------------------------------------------------------- checking
@@ -288,7 +353,8 @@ def record_golden(sc, res):
     os.makedirs(dst)
     shutil.copy2(os.path.join(res["work"], "console.log"), dst)
     shutil.copytree(os.path.join(res["work"], "logs"), os.path.join(dst, "logs"))
-    # the recorded tracebacks name where the repository was checked out: keep that out of git
+    # the recorded tracebacks name where the repository was checked out and the launcher's own
+    # lines where the run's folder was: keep those out of git
     root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     for folder, _, files in os.walk(dst):
         for fn in files:
@@ -296,6 +362,7 @@ def record_golden(sc, res):
             with open(path, "rb") as f:
                 data = f.read()
             clean = data.replace(root.encode() + b"/", b"/home/user/ddx/")
+            clean = clean.replace(os.path.abspath(res["work"]).encode() + b"/", b"/home/user/run/")
             if clean != data:
                 with open(path, "wb") as f:
                     f.write(clean)
@@ -326,6 +393,7 @@ def main():
     ap.add_argument("--timeout", type=float, help="override every scenario's timeout (seconds)")
     ap.add_argument("--record-golden", action="store_true",
                     help="copy the logs of every reproduced scenario to golden/<name>/")
+    ap.add_argument("--shard", help="K/N: run only every N-th scenario, starting at the K-th")
     ap.add_argument("names", nargs="*")
     a = ap.parse_args()
 
@@ -346,6 +414,14 @@ def main():
         return 2
     a.ddx = os.path.abspath(a.ddx)
     scenarios = load_scenarios(a.names)
+    if a.shard:
+        try:
+            k, n = (int(v) for v in a.shard.split("/"))
+            assert 1 <= k <= n
+        except (ValueError, AssertionError):
+            print(f"run.py: --shard wants K/N with 1 <= K <= N, not {a.shard}", file=sys.stderr)
+            return 2
+        scenarios = scenarios[k - 1::n]
     if a.timeout:
         for sc in scenarios:
             sc["timeout"] = a.timeout

@@ -1,5 +1,5 @@
-"""exception-one-rank -- rank 2 hits a Python exception in its data pipeline
-(a malformed record); ranks 0 and 1 wait in the next all-reduce and lose their peer."""
+"""exception-one-rank -- rank 2 (SCN_BAD_RANK) hits a Python exception in its data pipeline
+(a malformed record); the other ranks wait in the next all-reduce and lose their peer."""
 import os
 import sys
 import time
@@ -8,9 +8,11 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 from common import *  # noqa: E402,F401,F403
 import json  # noqa: E402
 
+BAD = bad_rank(2)
+
 
 def load_record(rank, step):
-    text = '{"tokens": [1, 2, 3]}' if not (rank == 2 and step == 3) else '{"tokens": [1, 2, '
+    text = '{"tokens": [1, 2, 3]}' if not (rank == BAD and step == 3) else '{"tokens": [1, 2, '
     return json.loads(text)
 
 

@@ -1,4 +1,4 @@
-"""sigkill-rank -- rank 1 is killed with SIGKILL in the middle of training (what the
+"""sigkill-rank -- rank 1 (SCN_BAD_RANK) is killed with SIGKILL in the middle of training (what the
 kernel's OOM killer does); it prints nothing, the others lose their peer."""
 import os
 import sys
@@ -8,6 +8,8 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 from common import *  # noqa: E402,F401,F403
 import signal  # noqa: E402
 
+BAD = bad_rank(1)
+
 
 @record
 def main():
@@ -15,7 +17,7 @@ def main():
     ddp, opt = make_ddp()
     data = batches(rank, 8)
     for step, (x, y) in enumerate(data, 1):
-        if rank == 1 and step == 4:
+        if rank == BAD and step == 4:
             os.kill(os.getpid(), signal.SIGKILL)
         t0 = time.time()
         log_step(rank, step, len(data), train_step(ddp, opt, x, y), t0)
