@@ -690,6 +690,7 @@ static int score_ref(ddx_report *rep, size_t ri, size_t first_sig, dx_finding *f
         /* a condition that fails lowers the candidate; a condition that argues against it
          * (negative weight) counts only when it holds */
         double w = v ? c->weight : c->weight > 0 && !c->raise_only ? -c->weight : 0;
+        f->fact_root |= v == 1 && c->root;
         if (w == 0)
             continue;
         ctx_sum += w;
@@ -974,7 +975,7 @@ static int score_all(ddx_report *rep)
         if (covers)
             rc = add_contrib(f, DX_EARLIEST_ROOT, "the earliest root failure in the job (%s)",
                              where(rep, earliest, wbuf, sizeof wbuf));
-        else if (!f->has_root && !long_before(f->first, earliest))
+        else if (!f->has_root && !f->fact_root && !long_before(f->first, earliest))
             rc = add_contrib(f, -DX_NO_ROOT,
                              "only consequences seen, while a root failure is "
                              "at %s",

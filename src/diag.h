@@ -74,7 +74,8 @@ typedef struct dx_finding {
     double logit;
     double confidence;
     int has_root;
-    const dx_event *first;        /* where it started: earliest root (else any) event */
+    int fact_root;         /* a context condition with root: true holds (no root line needed) */
+    const dx_event *first; /* where it started: earliest root (else any) event */
     const dx_event *first_ranked; /* the earliest root event whose rank is known */
     dx_contrib *contribs;
     size_t ncontribs, capcontribs;

@@ -27,6 +27,8 @@ typedef struct dx_cond {
     double weight;
     const char *says; /* may be NULL */
     int raise_only;   /* context: adds its weight when it holds, nothing when it fails */
+    int root;         /* context: when it holds, the fact shows the failure itself, as a root line
+                         would (the reference is no mere consequence of another's root line) */
 } dx_cond;
 
 typedef struct dx_signal {

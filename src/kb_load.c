@@ -290,6 +290,8 @@ static int parse_context(parse_ctx *c, yaml_node_t *m, void *dst)
             rc = get_str(c, v, key, &d->says);
         else if (!strcmp(key, "raise_only"))
             rc = get_bool(c, v, key, &d->raise_only);
+        else if (!strcmp(key, "root"))
+            rc = get_bool(c, v, key, &d->root);
         else if ((rc = cond_key(c, key, v, d, &seen)) == 1)
             return fail_at(c, k, "unknown key in context:", key);
         if (rc)
@@ -302,6 +304,11 @@ static int parse_context(parse_ctx *c, yaml_node_t *m, void *dst)
                        d->fact);
     if (isnan(d->weight))
         return fail_at(c, m, "context condition without a weight:", d->fact);
+    if (d->root && d->weight < 2.0)
+        return fail_at(c, m,
+                       "a root context condition needs a weight of 2 or more (a fact that "
+                       "alone proves the reference):",
+                       d->fact);
     return DDX_OK;
 }
 

@@ -77,7 +77,7 @@ static void cond(const dx_cond *c)
     cstr(c->value);
     fprintf(out, ", %.17g, ", c->weight);
     cstr(c->says);
-    fprintf(out, ", %d", c->raise_only);
+    fprintf(out, ", %d, %d", c->raise_only, c->root);
     fputs("}", out);
 }
 

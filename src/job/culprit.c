@@ -28,6 +28,7 @@ static const policy policies[] = {
     {"stopped", 100, 1, 1, "its output stops long before the others'"},
     {"stack", 80, 1, 0, "its stack is outside any collective while the job hangs"},
     {"desync", 20, 1, 0, "it is alone in a different collective"},
+    {"nan", 25, 1, 0, "its loss or gradient norm turned non-finite before any other rank's"},
     {"tracebacks", 60, 1, 0, "its traceback is in a different collective from the others'"},
     {"uneven", 70, 1, 0, "its number of batches differs from every other rank's"},
     {"blamed", 30, 1, 0, "the log names this rank"},

@@ -14,6 +14,7 @@
 #include "diag.h"
 #include "init.h"
 #include "launchers.h"
+#include "metrics.h"
 #include "stacks.h"
 #include "watchdog.h"
 
@@ -85,6 +86,16 @@ const char *dx_progress_bar0(const dx_job_model *jm, int *closed)
     const pr_state *st = dx_job_state(jm, &dx_reading_progress);
     *closed = st->bar0_closed;
     return st->bar0;
+}
+
+void dx_progress_note(dx_job_model *jm, int rank, long long n, long long m)
+{
+    pr_rank *x = dx_job_rstate(jm, &dx_reading_progress, rank, 1);
+    if (x && n >= 0 && m > 0 && n <= m) {
+        x->n = n;
+        x->m = m;
+        x->has = 1;
+    }
 }
 
 static int pr_hit(dx_job_model *jm, void *stp, size_t row, const dx_hit *h)
@@ -275,6 +286,19 @@ static void ui_shorter_loop(dx_job_model *jm, ui_state *st)
     }
 }
 
+/* A rank that printed no data size: the length of its loop in its metrics ("it 3/8",
+ * "total_steps": 8, a bar's "3/8"). */
+static void ui_from_metrics(dx_job_model *jm)
+{
+    for (size_t r = 0; r < jm->nby; r++) {
+        ui_rank *x = dx_rank_priv(jm, jm->by_rank[r], &dx_reading_uneven_inputs);
+        double step, total;
+        if (x && x->nbatches < 0 && dx_metrics_step(jm, jm->by_rank[r], &step, &total) &&
+            total > 0 && total < 1e15)
+            x->nbatches = (long long)total;
+    }
+}
+
 static int ui_finish(dx_job_model *jm, void *stp)
 {
     ui_state *st = stp;
@@ -286,7 +310,13 @@ static int ui_finish(dx_job_model *jm, void *stp)
         dx_job_alone_rank(jm, &dx_reading_uneven_inputs, has_batches, same_batches, &other, &n);
     if (!x) {
         ui_shorter_loop(jm, st);
-        return DDX_OK;
+        if (st->uneven)
+            return DDX_OK;
+        /* then the lengths of the ranks' loops, as their metrics give them */
+        ui_from_metrics(jm);
+        x = dx_job_alone_rank(jm, &dx_reading_uneven_inputs, has_batches, same_batches, &other, &n);
+        if (!x)
+            return DDX_OK;
     }
     const ui_rank *xs = dx_rank_priv(jm, x, &dx_reading_uneven_inputs);
     const ui_rank *os = dx_rank_priv(jm, other, &dx_reading_uneven_inputs);

@@ -7,6 +7,8 @@
 
 /* The last "step N/M" progress rank x printed: 1 with *n and *m, 0 when none. */
 DX_HIDDEN int dx_progress_of(const dx_job_model *jm, const dx_rank *x, long long *n, long long *m);
+/* Progress "n/m" of rank's read elsewhere (the metrics reading's step and loop length). */
+DX_HIDDEN void dx_progress_note(dx_job_model *jm, int rank, long long n, long long m);
 /* Did rank x print the last step of its loop ("step 4/4")? */
 DX_HIDDEN int dx_rank_finished(const dx_job_model *jm, const dx_rank *x);
 /* What showed a loop's end ("a progress bar at 9/9"), "" none yet. */

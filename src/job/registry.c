@@ -17,6 +17,8 @@
     X(dump_signal)                                                                                 \
     X(exceptions)                                                                                  \
     X(progress)                                                                                    \
+    X(metrics)                                                                                     \
+    X(nan_onset)                                                                                   \
     X(stopped_output)                                                                              \
     X(desync)                                                                                      \
     X(uneven_inputs)                                                                               \

@@ -3,9 +3,10 @@
  * Readings:
  *   megatron-straggler  Megatron's straggler detector reports: the rank each names slowest, and
  *                       the widest spreads of throughput and round-trip time
- *   steps               each rank's recent step and data-wait times (trainer lines, tqdm rates,
- *                       DeepSpeed's samples per second; flight-recorder work when no log has
- *                       them), median and MAD, and the straggler; votes for it
+ *   steps               each rank's recent step and data-wait times (what the metrics reading
+ *                       reads in any spelling: step times, rates, throughput; flight-recorder
+ *                       work when no log has them), median and MAD, and the straggler; votes
+ *                       for it
  */
 #include "steps.h"
 
@@ -136,34 +137,6 @@ static const dx_reading_fact sp_facts[] = {
     {"job.straggler_speed_pct", "int", "that rank's speed relative to the fastest rank's, in %"},
 };
 
-enum { SP_STEP_TIME, SP_DATA_TIME, SP_MEGATRON_ITER, SP_TQDM_SPEED, SP_DS_SAMPLES, SP_STEP_TOOK };
-
-static const dx_signal sp_patterns[] = {
-    /* step times as trainers print them: "step_time 0.25s", "iter_time: 0.3 s" */
-    [SP_STEP_TIME] = {"job-step-time", DX_ROLE_NOISE, 0,
-                      "\\b(?:step|iter|iteration|batch)_?time[=: ]+(?<s>\\d+(?:\\.\\d+)?) ?s\\b",
-                      "common trainer step logs", 0},
-    [SP_DATA_TIME] = {"job-data-time", DX_ROLE_NOISE, 0,
-                      "\\bdata_?time[=: ]+(?<s>\\d+(?:\\.\\d+)?) ?s\\b", "common trainer step logs",
-                      0},
-    /* Megatron: "elapsed time per iteration (ms): 1234.5" */
-    [SP_MEGATRON_ITER] = {"job-megatron-iter", DX_ROLE_NOISE, 0,
-                          "elapsed time per iteration \\(ms\\): (?<ms>\\d+(?:\\.\\d+)?)",
-                          "megatron/training/training.py", 0},
-    /* tqdm: "10/100 [00:05<00:45,  2.00it/s]" or "3.50s/it]" */
-    [SP_TQDM_SPEED] = {"job-tqdm-speed", DX_ROLE_NOISE, 0,
-                       "(?:(?<ips>\\d+(?:\\.\\d+)?)it/s|(?<s>\\d+(?:\\.\\d+)?)s/it)[\\],]",
-                       "tqdm progress bars (Hugging Face Trainer; Lightning adds ', loss=...')", 0},
-    /* DeepSpeed timers: "SamplesPerSec=12.3" */
-    [SP_DS_SAMPLES] = {"job-ds-samples", DX_ROLE_NOISE, 0, "SamplesPerSec=(?<sps>\\d+(?:\\.\\d+)?)",
-                       "deepspeed/utils/timer.py", 0},
-    /* generic step logs: "step 120 ... time 0.52s", "Step 3: loss=1.2, took 1.8 sec" */
-    [SP_STEP_TOOK] = {"job-step-took", DX_ROLE_NOISE, 0,
-                      "\\b[Ss]tep:? \\d+\\b[^\\n]*?\\b(?:time|took|elapsed)[=: ]+"
-                      "(?<s>\\d+(?:\\.\\d+)?) ?s(?:ec(?:onds?)?)?\\b",
-                      "common trainer step logs", 0},
-};
-
 typedef struct sp_state {
     int straggler; /* the slowest flagged rank, -1 none */
     int kind;      /* 0 step time, 1 data wait */
@@ -194,6 +167,11 @@ static void add_step(dx_job_model *jm, int rank, int kind, double seconds)
     x->nstep[kind]++;
 }
 
+void dx_steps_add(dx_job_model *jm, int rank, int kind, double seconds)
+{
+    add_step(jm, rank, kind != 0, seconds);
+}
+
 void dx_steps_add_fr_work(void *jmp, int rank, double seconds)
 {
     dx_job_model *jm = jmp;
@@ -209,39 +187,6 @@ int dx_steps_from_logs(const dx_job_model *jm)
             return 1;
     }
     return 0;
-}
-
-static int sp_hit(dx_job_model *jm, void *stp, size_t row, const dx_hit *h)
-{
-    (void)stp;
-    switch (row) {
-    case SP_STEP_TIME:
-    case SP_DATA_TIME:
-        add_step(jm, h->rank, row == SP_DATA_TIME, dx_hit_double(h, "s"));
-        break;
-    case SP_MEGATRON_ITER:
-        add_step(jm, h->rank, 0, dx_hit_double(h, "ms") / 1000.0);
-        break;
-    case SP_TQDM_SPEED: {
-        double ips = dx_hit_double(h, "ips"), sec = dx_hit_double(h, "s");
-        if (ips > 0)
-            add_step(jm, h->rank, 0, 1.0 / ips);
-        else if (sec >= 0)
-            add_step(jm, h->rank, 0, sec);
-        break;
-    }
-    case SP_DS_SAMPLES: {
-        double sps = dx_hit_double(h, "sps");
-        if (sps > 0)
-            add_step(jm, h->rank, 0, 1.0 / sps);
-        break;
-    }
-    default:
-        /* (a line that also carries step_time= is counted once, by that pattern) */
-        if (!memmem(h->text, h->len, "_time", 5))
-            add_step(jm, h->rank, 0, dx_hit_double(h, "s"));
-    }
-    return DDX_OK;
 }
 
 static int cmp_float(const void *a, const void *b)
@@ -411,12 +356,9 @@ const dx_reading dx_reading_steps = {
            "straggler: a rank below 75% of the fastest rank's speed; votes for it",
     .facts = sp_facts,
     .nfacts = DX_ARRAY_LEN(sp_facts),
-    .patterns = sp_patterns,
-    .npatterns = DX_ARRAY_LEN(sp_patterns),
     .state_size = sizeof(sp_state),
     .rank_size = sizeof(sp_rank),
     .init = sp_init,
-    .on_hit = sp_hit,
     .finish = sp_finish,
     .publish = sp_publish,
     .describe = sp_describe,

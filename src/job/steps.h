@@ -5,6 +5,9 @@
 
 #include "job.h"
 
+/* One sample of rank's step time (kind 0) or data wait (kind 1), in seconds (the metrics
+ * reading's). */
+DX_HIDDEN void dx_steps_add(dx_job_model *jm, int rank, int kind, double seconds);
 /* Did any rank's log give whole-step times? */
 DX_HIDDEN int dx_steps_from_logs(const dx_job_model *jm);
 /* A flight-recorder work interval of rank (dx_frdump_work's callback; jm is the model): used as

@@ -49,31 +49,31 @@ static void test_conditions(void **state)
     assert_string_equal(dx_facts_get(&f, "deepspeed.version")->value, "0.14.2");
     assert_string_equal(dx_facts_get(&f, "deepspeed.zero_stage")->value, "3");
 
-    dx_cond c = {"deepspeed.version", DX_OP_RANGE, ">=0.14,<0.15", 1.0, NULL, 0};
+    dx_cond c = {"deepspeed.version", DX_OP_RANGE, ">=0.14,<0.15", 1.0, NULL, 0, 0};
     dx_fact *used = NULL;
     assert_int_equal(dx_cond_eval(&c, &f, &used), 1);
     assert_non_null(used);
     assert_int_equal(used->line, 14);
-    dx_cond stage = {"deepspeed.zero_stage", DX_OP_EQUALS, "3", 1.0, NULL, 0};
+    dx_cond stage = {"deepspeed.zero_stage", DX_OP_EQUALS, "3", 1.0, NULL, 0, 0};
     assert_int_equal(dx_cond_eval(&stage, &f, NULL), 1);
-    dx_cond stage2 = {"deepspeed.zero_stage", DX_OP_EQUALS, "2", 1.0, NULL, 0};
+    dx_cond stage2 = {"deepspeed.zero_stage", DX_OP_EQUALS, "2", 1.0, NULL, 0, 0};
     assert_int_equal(dx_cond_eval(&stage2, &f, NULL), 0);
-    dx_cond b = {"ddp.find_unused_parameters", DX_OP_EQUALS, "false", 1.0, NULL, 0};
+    dx_cond b = {"ddp.find_unused_parameters", DX_OP_EQUALS, "false", 1.0, NULL, 0, 0};
     assert_int_equal(dx_cond_eval(&b, &f, NULL), 1);
-    dx_cond re = {"deepspeed.version", DX_OP_MATCHES, "^0\\.1[45]\\.", 1.0, NULL, 0};
+    dx_cond re = {"deepspeed.version", DX_OP_MATCHES, "^0\\.1[45]\\.", 1.0, NULL, 0, 0};
     assert_int_equal(dx_cond_eval(&re, &f, NULL), 1);
-    dx_cond re2 = {"deepspeed.version", DX_OP_MATCHES, "^0\\.9|^0\\.10", 1.0, NULL, 0};
+    dx_cond re2 = {"deepspeed.version", DX_OP_MATCHES, "^0\\.9|^0\\.10", 1.0, NULL, 0, 0};
     assert_int_equal(dx_cond_eval(&re2, &f, NULL), 0);
     assert_int_equal(dx_facts_set(&f, "nccl.timeout_ms", "600000", 6, "log", 7), DDX_OK);
     assert_int_equal(dx_facts_derive(&f), DDX_OK);
     assert_string_equal(dx_facts_get(&f, "nccl.timeout_s")->value, "600");
-    dx_cond missing = {"torch.version", DX_OP_RANGE, ">=2", 1.0, NULL, 0};
+    dx_cond missing = {"torch.version", DX_OP_RANGE, ">=2", 1.0, NULL, 0, 0};
     assert_int_equal(dx_cond_eval(&missing, &f, NULL), -1);
-    dx_cond exists = {"torch.version", DX_OP_EXISTS, "false", 1.0, NULL, 0};
+    dx_cond exists = {"torch.version", DX_OP_EXISTS, "false", 1.0, NULL, 0, 0};
     assert_int_equal(dx_cond_eval(&exists, &f, NULL), 1);
-    dx_cond exists2 = {"torch.version", DX_OP_EXISTS, "true", 1.0, NULL, 0};
+    dx_cond exists2 = {"torch.version", DX_OP_EXISTS, "true", 1.0, NULL, 0, 0};
     assert_int_equal(dx_cond_eval(&exists2, &f, NULL), -1); /* unseen is not disproved */
-    dx_cond exists3 = {"deepspeed.version", DX_OP_EXISTS, "true", 1.0, NULL, 0};
+    dx_cond exists3 = {"deepspeed.version", DX_OP_EXISTS, "true", 1.0, NULL, 0, 0};
     assert_int_equal(dx_cond_eval(&exists3, &f, NULL), 1);
     dx_facts_fini(&f);
 }

@@ -22,8 +22,9 @@ static void test_registry_well_formed(void **state)
             assert_true((*c >= 'a' && *c <= 'z') || (*c >= '0' && *c <= '9') || *c == '-');
         for (size_t j = 0; j < i; j++)
             assert_string_not_equal(rd->name, dx_readings[j]->name);
-        /* a reading is seen through its patterns, or derives from other readings' state */
-        assert_true(rd->npatterns || rd->finish || rd->publish);
+        /* a reading is seen through its patterns or every line, or derives from other readings'
+         * state */
+        assert_true(rd->npatterns || rd->on_line || rd->finish || rd->publish);
         assert_true(!rd->nfacts || rd->publish);
         for (size_t k = 0; k < rd->nfacts; k++) {
             assert_ptr_equal(dx_job_fact_owner(rd->facts[k].name), rd);

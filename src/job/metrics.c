@@ -1,0 +1,967 @@
+/* metrics.c -- per-rank numeric metrics in any spelling, and what they show.
+ *
+ * The reader (dx_metrics_parse) is a tokenizer, not a regular expression per format: one pass
+ * over the line cuts it into words, numbers (NaN and infinities included), separators (`=` `:`),
+ * slashes, brackets and bars; clocks, dates, versions and hexadecimal numbers are set aside as
+ * they are read. Each number then takes the words just before it (across one `=` or `:`, and a
+ * parenthesised unit as in "(ms)") as its name, the word right after it as its unit when it is
+ * one (ms, s, it/s, s/it, samples/s, GB, ...), and "/N" after it as the length of its loop. The
+ * name, lower-cased with `_ - . /` read as blanks, is looked up by its longest trailing phrase in
+ * one sorted table (names[] below) that maps it to a quantity; a unit in the name (step_time_ms,
+ * mem_gb) counts as the value's. A number with no name is still a quantity when its unit says
+ * which (tqdm's "4.12it/s", "12.3 ms/it") or when it is a tqdm bar's "| 3/8 [" count. So `k=v`,
+ * `k: v`, `k v`, Python dicts, JSON lines, Megatron's `|` fields, tqdm and Lightning bars and
+ * their postfixes are one code path, and a new spelling of a name is one row of the table.
+ *
+ * Readings:
+ *   metrics    each rank's metric lines: its step and loop length (progress, batches per epoch),
+ *              its step and data-wait times and rates (given to the steps reading); a line
+ *              without a rank prefix takes the rank it names ("rank": 1, rank=1)
+ *   nan-onset  the first non-finite loss or gradient norm of each rank, by step: the one rank
+ *              whose values turn NaN or infinite before every other rank's names where the NaN
+ *              came from (the all-reduce spreads it to the others a step later); votes for it
+ */
+#include "metrics.h"
+
+#include <math.h>
+
+#include "progress.h"
+#include "steps.h"
+
+/* ==== the tokenizer ========================================================================= */
+
+#define MX_SCAN 4096 /* bytes of a line read */
+#define MX_TOKS 384
+
+enum { T_WORD, T_NUM, T_SEP, T_SLASH, T_OPEN, T_CLOSE, T_BAR, T_COMMA, T_OTHER };
+
+typedef struct tok {
+    unsigned char type;
+    unsigned char space; /* a blank before it */
+    unsigned char bad;   /* a number that is part of a clock, date, version, hex or list */
+    char ch;             /* the punctuation character */
+    uint32_t off, len;
+    double v;
+} tok;
+
+static int is_alpha(unsigned char c) { return (c | 0x20) >= 'a' && (c | 0x20) <= 'z'; }
+static int is_digit(unsigned char c) { return c >= '0' && c <= '9'; }
+static int is_wordc(unsigned char c) { return is_alpha(c) || is_digit(c) || c == '_' || c == '@'; }
+
+/* "nan", "inf", "infinity" in any case: the value, or 0 when the word is none of them. */
+static int nonfinite_word(const char *s, size_t n, double *v)
+{
+    char w[9];
+    if (n < 3 || n > 8)
+        return 0;
+    for (size_t i = 0; i < n; i++)
+        w[i] = (char)(s[i] | 0x20);
+    w[n] = '\0';
+    if (!strcmp(w, "nan")) {
+        *v = NAN;
+        return 1;
+    }
+    if (!strcmp(w, "inf") || !strcmp(w, "infinity")) {
+        *v = INFINITY;
+        return 1;
+    }
+    return 0;
+}
+
+/* A number at s[i] (digits, one point, an exponent); its end, and its value in *v. */
+static size_t lex_number(const char *s, size_t n, size_t i, double *v)
+{
+    double m = 0, scale = 1;
+    int neg = 0;
+    if (s[i] == '-' || s[i] == '+')
+        neg = s[i++] == '-';
+    while (i < n && is_digit((unsigned char)s[i]))
+        m = m * 10 + (s[i++] - '0');
+    if (i + 1 < n && s[i] == '.' && is_digit((unsigned char)s[i + 1])) {
+        for (i++; i < n && is_digit((unsigned char)s[i]); i++) {
+            scale /= 10;
+            m += (s[i] - '0') * scale;
+        }
+    } else if (i < n && s[i] == '.' && (i + 1 == n || !is_alpha((unsigned char)s[i + 1])))
+        i++; /* "3." */
+    if (i + 1 < n && (s[i] | 0x20) == 'e') {
+        size_t j = i + 1;
+        int eneg = 0;
+        if (j < n && (s[j] == '-' || s[j] == '+'))
+            eneg = s[j++] == '-';
+        if (j < n && is_digit((unsigned char)s[j])) {
+            int e = 0;
+            for (; j < n && is_digit((unsigned char)s[j]); j++)
+                e = e < 400 ? e * 10 + (s[j] - '0') : e;
+            m *= pow(10, eneg ? -e : e);
+            i = j;
+        }
+    }
+    *v = neg ? -m : m;
+    return i;
+}
+
+/* Cuts s into tokens; returns how many. */
+static size_t lex(const char *s, size_t n, tok *t, size_t cap)
+{
+    size_t nt = 0, i = 0;
+    int space = 1;
+    while (i < n && nt < cap) {
+        unsigned char c = (unsigned char)s[i];
+        if (c == ' ' || c == '\t' || c == '\r') {
+            space = 1;
+            i++;
+            continue;
+        }
+        if (c == '\'' || c == '"' || c == '`') {
+            i++; /* quotes only end a word */
+            continue;
+        }
+        tok *k = &t[nt];
+        memset(k, 0, sizeof *k);
+        k->off = (uint32_t)i;
+        k->space = (unsigned char)space;
+        space = 0;
+        int sign = (c == '-' || c == '+') && i + 1 < n;
+        unsigned char d = sign ? (unsigned char)s[i + 1] : c;
+        if (is_digit(d) ||
+            (d == '.' && i + 1 + sign < n && is_digit((unsigned char)s[i + 1 + sign]))) {
+            if (sign && nt && !t[nt - 1].space && k->off == t[nt - 1].off + t[nt - 1].len &&
+                (t[nt - 1].type == T_WORD || t[nt - 1].type == T_NUM)) {
+                /* "lr-3", "2-3": a hyphen, not a sign */
+                k->type = T_OTHER;
+                k->ch = (char)c;
+                k->len = 1;
+                i++;
+                nt++;
+                continue;
+            }
+            k->type = T_NUM;
+            i = lex_number(s, n, i, &k->v);
+            /* thousands separators: "7,282", "1,234,567" (groups of three digits, no point
+               before them, no blank after the comma) */
+            size_t digits = i - k->off - (size_t)sign;
+            while (digits <= 3 && !memchr(s + k->off, '.', i - k->off) && i + 3 < n &&
+                   s[i] == ',' && is_digit((unsigned char)s[i + 1]) &&
+                   is_digit((unsigned char)s[i + 2]) && is_digit((unsigned char)s[i + 3]) &&
+                   (i + 4 == n || !is_digit((unsigned char)s[i + 4]))) {
+                double g = (s[i + 1] - '0') * 100 + (s[i + 2] - '0') * 10 + (s[i + 3] - '0');
+                k->v = k->v * 1000 + (k->v < 0 ? -g : g);
+                i += 4;
+                if (i < n && s[i] == '.') { /* "1,234.5" */
+                    double f = 0, sc = 1;
+                    for (i++; i < n && is_digit((unsigned char)s[i]); i++)
+                        f += (s[i] - '0') * (sc /= 10);
+                    k->v += k->v < 0 ? -f : f;
+                    break;
+                }
+            }
+            /* a clock, a date, a version, a list without blanks or a hex number is no value */
+            if (i + 1 < n &&
+                (s[i] == ':' || s[i] == '-' || s[i] == '.' || s[i] == ',' || s[i] == '_') &&
+                is_digit((unsigned char)s[i + 1])) {
+                k->bad = 1;
+                while (i < n && (is_digit((unsigned char)s[i]) || strchr(":-.,_T+", s[i])))
+                    i++;
+            } else if (i < n && (s[i] == 'x' || s[i] == 'X') && k->v == 0 && i == k->off + 1u) {
+                k->bad = 1;
+                while (i < n && is_wordc((unsigned char)s[i]))
+                    i++;
+            }
+        } else if (is_alpha(c) || c == '_' || (sign && is_alpha(d))) {
+            size_t b = i + (size_t)sign;
+            i = b;
+            while (i < n) {
+                unsigned char e = (unsigned char)s[i];
+                if (is_wordc(e) || ((e == '.' || e == '/' || e == '-') && i + 1 < n &&
+                                    is_alpha((unsigned char)s[i + 1])))
+                    i++;
+                else
+                    break;
+            }
+            double v;
+            if (nonfinite_word(s + b, i - b, &v)) {
+                k->type = T_NUM;
+                k->v = c == '-' ? -v : v;
+            } else if (sign) {
+                k->type = T_OTHER; /* "-word": a dash, then a word */
+                k->ch = (char)c;
+                i = b;
+            } else
+                k->type = T_WORD;
+        } else {
+            i++;
+            k->ch = (char)c;
+            switch (c) {
+            case '=':
+            case ':':
+                k->type = T_SEP;
+                break;
+            case '/':
+                k->type = T_SLASH;
+                break;
+            case '|':
+                k->type = T_BAR;
+                break;
+            case ',':
+            case ';':
+                k->type = T_COMMA;
+                break;
+            case '(':
+            case '[':
+            case '{':
+            case '<':
+                k->type = T_OPEN;
+                break;
+            case ')':
+            case ']':
+            case '}':
+            case '>':
+                k->type = T_CLOSE;
+                break;
+            case '%':
+                k->type = T_WORD; /* a unit */
+                break;
+            default:
+                k->type = T_OTHER;
+                /* a multi-byte character (a bar's blocks) is one token */
+                while (c >= 0x80 && i < n && ((unsigned char)s[i] & 0xc0) == 0x80)
+                    i++;
+            }
+        }
+        k->len = (uint32_t)(i - k->off);
+        nt++;
+    }
+    return nt;
+}
+
+/* ==== units ================================================================================= */
+
+enum { U_NONE, U_TIME, U_STEP_TIME, U_RATE, U_THROUGHPUT, U_MEMORY, U_PERCENT };
+
+typedef struct unit {
+    const char *name; /* lower case */
+    int kind;
+    double scale; /* to seconds, bytes */
+    double si;    /* a memory letter read as a multiplier on other quantities ("22.8K" tokens/s,
+                     "11.5K" ms), 0 when it is none */
+} unit;
+
+/* sorted by name (the unit test checks it) */
+static const unit units[] = {
+    {"%", U_PERCENT, 1, 0},
+    {"b", U_MEMORY, 1, 0},
+    {"batch/s", U_RATE, 1, 0},
+    {"batches/s", U_RATE, 1, 0},
+    {"g", U_MEMORY, 1073741824.0, 1e9},
+    {"gb", U_MEMORY, 1e9, 0},
+    {"gib", U_MEMORY, 1073741824.0, 0},
+    {"h", U_TIME, 3600, 0},
+    {"hours", U_TIME, 3600, 0},
+    {"img/s", U_THROUGHPUT, 1, 0},
+    {"it/s", U_RATE, 1, 0},
+    {"iter/s", U_RATE, 1, 0},
+    {"k", U_MEMORY, 1024, 1e3},
+    {"kb", U_MEMORY, 1e3, 0},
+    {"kib", U_MEMORY, 1024, 0},
+    {"m", U_MEMORY, 1048576.0, 1e6},
+    {"mb", U_MEMORY, 1e6, 0},
+    {"mib", U_MEMORY, 1048576.0, 0},
+    {"min", U_TIME, 60, 0},
+    {"mins", U_TIME, 60, 0},
+    {"minutes", U_TIME, 60, 0},
+    {"ms", U_TIME, 1e-3, 0},
+    {"ms/batch", U_STEP_TIME, 1e-3, 0},
+    {"ms/it", U_STEP_TIME, 1e-3, 0},
+    {"ms/iter", U_STEP_TIME, 1e-3, 0},
+    {"ms/step", U_STEP_TIME, 1e-3, 0},
+    {"msec", U_TIME, 1e-3, 0},
+    {"ns", U_TIME, 1e-9, 0},
+    {"s", U_TIME, 1, 0},
+    {"s/batch", U_STEP_TIME, 1, 0},
+    {"s/it", U_STEP_TIME, 1, 0},
+    {"s/iter", U_STEP_TIME, 1, 0},
+    {"s/step", U_STEP_TIME, 1, 0},
+    {"sample/s", U_THROUGHPUT, 1, 0},
+    {"samples/s", U_THROUGHPUT, 1, 0},
+    {"samples/sec", U_THROUGHPUT, 1, 0},
+    {"sec", U_TIME, 1, 0},
+    {"sec/it", U_STEP_TIME, 1, 0},
+    {"second", U_TIME, 1, 0},
+    {"seconds", U_TIME, 1, 0},
+    {"secs", U_TIME, 1, 0},
+    {"step/s", U_RATE, 1, 0},
+    {"steps/s", U_RATE, 1, 0},
+    {"tb", U_MEMORY, 1e12, 0},
+    {"tok/s", U_THROUGHPUT, 1, 0},
+    {"tokens/s", U_THROUGHPUT, 1, 0},
+    {"tokens/sec", U_THROUGHPUT, 1, 0},
+    {"us", U_TIME, 1e-6, 0},
+};
+
+static int cmp_unit(const void *k, const void *e) { return strcmp(k, ((const unit *)e)->name); }
+
+static const unit *find_unit(const char *s, size_t n)
+{
+    char w[16];
+    if (!n || n >= sizeof w)
+        return NULL;
+    for (size_t i = 0; i < n; i++)
+        w[i] = (char)((unsigned char)s[i] < 0x80 && is_alpha((unsigned char)s[i]) ? s[i] | 0x20
+                                                                                  : s[i]);
+    w[n] = '\0';
+    return bsearch(w, units, DX_ARRAY_LEN(units), sizeof *units, cmp_unit);
+}
+
+/* ==== names ================================================================================= */
+
+enum {
+    F_TOTAL = 1,    /* counts only as "n/N" */
+    F_STEPLINE = 2, /* counts only on a line that also gives a step (a generic word) */
+    F_TIMEUNIT = 4  /* counts only with a unit of time */
+};
+
+typedef struct name {
+    const char *name; /* lower case, words separated by one blank */
+    int q;
+    int flags;
+} name;
+
+/* Every spelling of a quantity's name, by the longest trailing phrase of the words before a
+ * value. DX_Q_NONE rows stop a shorter phrase from matching ("loss scale" is not a loss). Sorted
+ * by name (the unit test checks it). */
+static const name names[] = {
+    {"allocated", DX_Q_MEMORY, 0},
+    {"average loss", DX_Q_LOSS, 0},
+    {"avg loss", DX_Q_LOSS, 0},
+    {"backward time", DX_Q_NONE, 0},
+    {"base lr", DX_Q_NONE, 0},
+    {"batch", DX_Q_STEP, F_TOTAL},
+    {"batch time", DX_Q_STEP_TIME, 0},
+    {"batches per epoch", DX_Q_TOTAL, 0},
+    {"currsamplespersec", DX_Q_THROUGHPUT, 0},
+    {"data", DX_Q_DATA_TIME, F_STEPLINE},
+    {"data load time", DX_Q_DATA_TIME, 0},
+    {"data loading", DX_Q_DATA_TIME, 0},
+    {"data loading time", DX_Q_DATA_TIME, 0},
+    {"data time", DX_Q_DATA_TIME, 0},
+    {"data wait", DX_Q_DATA_TIME, 0},
+    {"dataloader time", DX_Q_DATA_TIME, 0},
+    {"dp rank", DX_Q_NONE, 0},
+    {"duration", DX_Q_STEP_TIME, F_STEPLINE},
+    {"elapsed", DX_Q_STEP_TIME, F_STEPLINE},
+    {"elapsed time per iteration", DX_Q_STEP_TIME, 0},
+    {"epoch", DX_Q_EPOCH, 0},
+    {"eval loss", DX_Q_EVAL_LOSS, 0},
+    {"examples s", DX_Q_THROUGHPUT, 0},
+    {"forward time", DX_Q_NONE, 0},
+    {"global grad norm", DX_Q_GRAD_NORM, 0},
+    {"global rank", DX_Q_RANK, 0},
+    {"global step", DX_Q_STEP, 0},
+    {"gnorm", DX_Q_GRAD_NORM, 0},
+    {"gpu mem", DX_Q_MEMORY, 0},
+    {"gpu memory", DX_Q_MEMORY, 0},
+    {"grad norm", DX_Q_GRAD_NORM, 0},
+    {"gradient norm", DX_Q_GRAD_NORM, 0},
+    {"it", DX_Q_STEP, 0},
+    {"iter", DX_Q_STEP, 0},
+    {"iter time", DX_Q_STEP_TIME, 0},
+    {"iteration", DX_Q_STEP, 0},
+    {"iteration time", DX_Q_STEP_TIME, 0},
+    {"iters", DX_Q_STEP, 0},
+    {"learning rate", DX_Q_LR, 0},
+    {"len dataloader", DX_Q_TOTAL, 0},
+    {"len train dataloader", DX_Q_TOTAL, 0},
+    {"lm loss", DX_Q_LOSS, 0},
+    {"local rank", DX_Q_NONE, 0},
+    {"loss", DX_Q_LOSS, 0},
+    {"loss scale", DX_Q_NONE, 0},
+    {"loss total", DX_Q_LOSS, 0},
+    {"lr", DX_Q_LR, 0},
+    {"max allocated", DX_Q_MEMORY, 0},
+    {"max mem", DX_Q_MEMORY, 0},
+    {"max memory", DX_Q_MEMORY, 0},
+    {"max memory allocated", DX_Q_MEMORY, 0},
+    {"max steps", DX_Q_TOTAL, 0},
+    {"maxmemallocated", DX_Q_MEMORY, 0},
+    {"mean loss", DX_Q_LOSS, 0},
+    {"mem", DX_Q_MEMORY, 0},
+    {"memallocated", DX_Q_MEMORY, 0},
+    {"memory", DX_Q_MEMORY, 0},
+    {"memory allocated", DX_Q_MEMORY, 0},
+    {"nan iterations", DX_Q_NAN_COUNT, 0},
+    {"nll loss", DX_Q_LOSS, 0},
+    {"node rank", DX_Q_NONE, 0},
+    {"num batches", DX_Q_TOTAL, 0},
+    {"num steps", DX_Q_TOTAL, 0},
+    {"num training steps", DX_Q_TOTAL, 0},
+    {"num updates", DX_Q_STEP, 0},
+    {"number of batches", DX_Q_TOTAL, 0},
+    {"number of nan iterations", DX_Q_NAN_COUNT, 0},
+    {"optimizer step", DX_Q_STEP, 0},
+    {"peak memory", DX_Q_MEMORY, 0},
+    {"pp rank", DX_Q_NONE, 0},
+    {"rank", DX_Q_RANK, 0},
+    {"reduced train loss", DX_Q_LOSS, 0},
+    {"runningavgsamplespersec", DX_Q_THROUGHPUT, 0},
+    {"samples per sec", DX_Q_THROUGHPUT, 0},
+    {"samples per second", DX_Q_THROUGHPUT, 0},
+    {"samples s", DX_Q_THROUGHPUT, 0},
+    {"samples sec", DX_Q_THROUGHPUT, 0},
+    {"samplespersec", DX_Q_THROUGHPUT, 0},
+    {"step", DX_Q_STEP, 0},
+    {"step duration", DX_Q_STEP_TIME, 0},
+    {"step time", DX_Q_STEP_TIME, 0},
+    {"steps per epoch", DX_Q_TOTAL, 0},
+    {"steps per second", DX_Q_STEP_RATE, 0},
+    {"test loss", DX_Q_EVAL_LOSS, 0},
+    {"tgs", DX_Q_THROUGHPUT, 0},
+    {"throughput", DX_Q_THROUGHPUT, 0},
+    {"time", DX_Q_STEP_TIME, F_STEPLINE},
+    {"time per iteration", DX_Q_STEP_TIME, 0},
+    {"time per step", DX_Q_STEP_TIME, 0},
+    {"tokens per sec", DX_Q_THROUGHPUT, 0},
+    {"tokens per sec per gpu", DX_Q_THROUGHPUT, 0},
+    {"tokens per second", DX_Q_THROUGHPUT, 0},
+    {"tokens s", DX_Q_THROUGHPUT, 0},
+    {"took", DX_Q_STEP_TIME, F_STEPLINE | F_TIMEUNIT},
+    {"total batches", DX_Q_TOTAL, 0},
+    {"total loss", DX_Q_LOSS, 0},
+    {"total norm", DX_Q_GRAD_NORM, 0},
+    {"total optimization steps", DX_Q_TOTAL, 0},
+    {"total steps", DX_Q_TOTAL, 0},
+    {"tp rank", DX_Q_NONE, 0},
+    {"tps", DX_Q_THROUGHPUT, 0},
+    {"train loss", DX_Q_LOSS, 0},
+    {"train loss epoch", DX_Q_LOSS, 0},
+    {"train loss step", DX_Q_LOSS, 0},
+    {"train samples per second", DX_Q_THROUGHPUT, 0},
+    {"train step time", DX_Q_STEP_TIME, 0},
+    {"train steps per second", DX_Q_STEP_RATE, 0},
+    {"training loss", DX_Q_LOSS, 0},
+    {"ups", DX_Q_STEP_RATE, 0},
+    {"val loss", DX_Q_EVAL_LOSS, 0},
+    {"valid loss", DX_Q_EVAL_LOSS, 0},
+    {"validation loss", DX_Q_EVAL_LOSS, 0},
+    {"world size", DX_Q_NONE, 0},
+    {"wps", DX_Q_THROUGHPUT, 0},
+};
+
+static int cmp_name(const void *k, const void *e) { return strcmp(k, ((const name *)e)->name); }
+
+/* Words a name may end with that are not part of it: units ("step_time_ms") and copulas ("the
+ * loss is nan"). */
+static int trailing_filler(const char *w, size_t n, const unit **u)
+{
+    if ((n == 2 && !memcmp(w, "is", 2)) || (n == 3 && !memcmp(w, "was", 3)))
+        return 1;
+    const unit *x = find_unit(w, n);
+    if (x && (x->kind == U_TIME || (x->kind == U_MEMORY && n >= 2))) {
+        *u = x;
+        return 1;
+    }
+    return 0;
+}
+
+/* The quantity named by the words w[0..nw) (token indices into t), lower-cased, `_ - . /` read
+ * as blanks, trailing units and copulas dropped (a unit goes to *u), and looked up by the longest
+ * trailing phrase. */
+static const name *lookup_name(const char *s, const tok *t, const size_t *w, size_t nw,
+                               const unit **u)
+{
+    char buf[96];
+    size_t starts[8], ns = 0, len = 0;
+    for (size_t k = 0; k < nw; k++) {
+        const tok *x = &t[w[k]];
+        int inword = 0;
+        for (size_t i = 0; i < x->len; i++) {
+            unsigned char c = (unsigned char)s[x->off + i];
+            if (c == '_' || c == '-' || c == '.' || c == '/') {
+                inword = 0;
+                continue;
+            }
+            if (!inword) {
+                if (ns == DX_ARRAY_LEN(starts) || len + 2 >= sizeof buf)
+                    return NULL;
+                if (len)
+                    buf[len++] = ' ';
+                starts[ns++] = len;
+                inword = 1;
+            }
+            if (len + 1 >= sizeof buf)
+                return NULL;
+            buf[len++] = (char)(is_alpha(c) ? c | 0x20 : c);
+        }
+    }
+    buf[len] = '\0';
+    /* the whole phrase first ("tokens_per_sec", "examples/s" are names), then without its
+     * trailing fillers */
+    for (size_t k = 0; k < ns; k++) {
+        const name *hit =
+            bsearch(buf + starts[k], names, DX_ARRAY_LEN(names), sizeof *names, cmp_name);
+        if (hit && hit->q != DX_Q_NONE && k == 0)
+            return hit;
+    }
+    while (ns > 1 && trailing_filler(buf + starts[ns - 1], len - starts[ns - 1], u)) {
+        len = starts[--ns] - 1;
+        buf[len] = '\0';
+    }
+    for (size_t k = 0; k < ns; k++) {
+        const name *hit =
+            bsearch(buf + starts[k], names, DX_ARRAY_LEN(names), sizeof *names, cmp_name);
+        if (hit)
+            return hit;
+    }
+    return NULL;
+}
+
+int dx_metrics_tables_sorted(void)
+{
+    for (size_t i = 1; i < DX_ARRAY_LEN(names); i++)
+        if (strcmp(names[i - 1].name, names[i].name) >= 0)
+            return 0;
+    for (size_t i = 1; i < DX_ARRAY_LEN(units); i++)
+        if (strcmp(units[i - 1].name, units[i].name) >= 0)
+            return 0;
+    return 1;
+}
+
+/* ==== pairing names and values ============================================================== */
+
+/* The words that name the value at token i: back over one separator, a parenthesised part
+ * ("(ms)", "len(dataloader)"), and the words before it. Fills w (in order) and returns how many;
+ * *u is a unit found in parentheses; *sep whether a separator stood between. */
+static size_t name_words(const char *s, const tok *t, size_t i, size_t *w, size_t cap,
+                         const unit **u, int *sep)
+{
+    size_t rev[8], n = 0;
+    size_t k = i;
+    *sep = 0;
+    if (k && t[k - 1].type == T_SEP) {
+        k--;
+        *sep = 1;
+    }
+    /* "(ms)", "(dataloader)" or "[Loss]" just before */
+    if (k >= 3 && t[k - 1].type == T_CLOSE && (t[k - 1].ch == ')' || t[k - 1].ch == ']') &&
+        t[k - 2].type == T_WORD && t[k - 3].type == T_OPEN &&
+        t[k - 3].ch == (t[k - 1].ch == ')' ? '(' : '[')) {
+        const unit *x = find_unit(s + t[k - 2].off, t[k - 2].len);
+        if (x)
+            *u = x;
+        else
+            rev[n++] = k - 2;
+        k -= 3;
+    }
+    /* a value in brackets named by the word before them: "Epoch [1]", "Epoch: [127/300]",
+     * "iter[ 14/ 15]" */
+    if (!*sep && n == 0 && k >= 2 && t[k - 1].type == T_OPEN && t[k - 1].ch == '[') {
+        size_t b = k - 1;
+        if (b >= 2 && t[b - 1].type == T_SEP)
+            b--;
+        if (b && t[b - 1].type == T_WORD && t[b - 1].ch != '%') {
+            k = b;
+            *sep = 1;
+        }
+    }
+    while (k && n < DX_ARRAY_LEN(rev) && t[k - 1].type == T_WORD && t[k - 1].ch != '%') {
+        /* a word that is a value's unit ("0.5 s loss 1.2") belongs to the value before it */
+        if (k >= 2 && t[k - 2].type == T_NUM && n && find_unit(s + t[k - 1].off, t[k - 1].len))
+            break;
+        rev[n++] = --k;
+        if (*sep == 0 && n == 1 && k && t[k - 1].type == T_NUM)
+            break; /* "0.5 loss 1.2": one word between two numbers names the second */
+    }
+    size_t m = n < cap ? n : cap;
+    for (size_t j = 0; j < m; j++)
+        w[j] = rev[n - 1 - j + (n - m)];
+    return m;
+}
+
+/* A count "n/N" with no name that still is a loop's progress: a tqdm bar's "| 3/8 [00:01<",
+ * a bracketed "[  50/7330]" or "[  50/5004 (  1%)]" (mmcv, the ImageNet example, timm), and
+ * fairseq's "epoch 001:    100 / 1563". */
+static int keyless_count(const tok *t, size_t nt, size_t i, size_t j)
+{
+    if (!i)
+        return 0;
+    const tok *p = &t[i - 1], *x = j < nt ? &t[j] : NULL;
+    if (p->type == T_BAR)
+        return x && x->type == T_OPEN && x->ch == '[';
+    if (p->type == T_OPEN && p->ch == '[')
+        return x && ((x->type == T_CLOSE && x->ch == ']') || (x->type == T_OPEN && x->ch == '('));
+    return p->type == T_SEP && i >= 2 && t[i - 2].type == T_NUM && !t[i - 2].bad;
+}
+
+static int is_step_q(const dx_metric *m) { return m->q == DX_Q_STEP; }
+
+size_t dx_metrics_parse(const char *s, size_t n, dx_metric *out, size_t cap)
+{
+    if (!s || !n || !cap)
+        return 0;
+    if (n > MX_SCAN)
+        n = MX_SCAN;
+    tok t[MX_TOKS];
+    size_t nt = lex(s, n, t, MX_TOKS);
+    size_t nm = 0;
+    int flags[64];
+    if (cap > DX_ARRAY_LEN(flags))
+        cap = DX_ARRAY_LEN(flags);
+    for (size_t i = 0; i < nt && nm < cap; i++) {
+        if (t[i].type != T_NUM || t[i].bad)
+            continue;
+        /* a number that a word is glued to ("fc1", "v2") was read as part of the word */
+        dx_metric m = {DX_Q_NONE, t[i].v, -1, 0, 0};
+        size_t j = i + 1;
+        if (j + 1 < nt && t[j].type == T_SLASH && t[j + 1].type == T_NUM && !t[j + 1].bad) {
+            m.total = t[j + 1].v;
+            j += 2;
+        }
+        const unit *u = NULL;
+        if (j < nt && t[j].type == T_WORD && (!t[j].space || t[j].len > 1 || s[t[j].off] != '%'))
+            u = find_unit(s + t[j].off, t[j].len);
+        const unit *ku = NULL;
+        size_t w[8];
+        int sep;
+        size_t nw = name_words(s, t, i, w, DX_ARRAY_LEN(w), &ku, &sep);
+        const name *nm_ = nw ? lookup_name(s, t, w, nw, &ku) : NULL;
+        /* a letter after a count is a multiplier ("22.8K" tokens/s, "11.5K" in a field named
+           _ms), except on memory */
+        int timeq = nm_ && (nm_->q == DX_Q_STEP_TIME || nm_->q == DX_Q_DATA_TIME);
+        if (u && u->si > 0 && timeq && !strcmp(u->name, "m"))
+            u = find_unit("min", 3); /* "0.4m": minutes */
+        else if (u && u->si > 0 && (!nm_ || nm_->q != DX_Q_MEMORY)) {
+            m.v *= u->si;
+            u = NULL;
+        }
+        if (!u)
+            u = ku;
+        int fl = 0;
+        if (nm_) {
+            m.q = nm_->q;
+            fl = nm_->flags;
+            if (nw) {
+                m.key = t[w[0]].off;
+                m.nkey = t[w[nw - 1]].off + t[w[nw - 1]].len - t[w[0]].off;
+            }
+        }
+        /* the unit can say more than the name, or name the quantity alone */
+        int uk = u ? u->kind : U_NONE;
+        if (uk == U_STEP_TIME && (m.q == DX_Q_NONE || m.q == DX_Q_STEP_TIME))
+            m.q = DX_Q_STEP_TIME;
+        else if (uk == U_RATE && (m.q == DX_Q_NONE || m.q == DX_Q_STEP_TIME))
+            m.q = DX_Q_STEP_RATE;
+        else if (uk == U_THROUGHPUT && (m.q == DX_Q_NONE || m.q == DX_Q_STEP_TIME))
+            m.q = DX_Q_THROUGHPUT;
+        else if (m.q == DX_Q_NONE && m.total >= 0 && keyless_count(t, nt, i, j))
+            m.q = DX_Q_STEP;
+        if (m.q == DX_Q_NONE)
+            continue;
+        /* an index, a count or a rank is a whole number ("step: 1172.13" is a timer's ms) */
+        if ((m.q == DX_Q_STEP || m.q == DX_Q_TOTAL || m.q == DX_Q_RANK) &&
+            (!isfinite(m.v) || m.v != floor(m.v) || m.v < 0))
+            continue;
+        if ((fl & F_TOTAL) && m.total < 0)
+            continue;
+        if ((fl & F_TIMEUNIT) && uk != U_TIME)
+            continue;
+        /* units: times to seconds, memory to bytes */
+        if ((m.q == DX_Q_STEP_TIME || m.q == DX_Q_DATA_TIME) && (uk == U_TIME || uk == U_STEP_TIME))
+            m.v *= u->scale;
+        else if (m.q == DX_Q_MEMORY && uk == U_MEMORY)
+            m.v *= u->scale;
+        else if ((m.q == DX_Q_STEP_TIME || m.q == DX_Q_DATA_TIME) && uk != U_NONE)
+            continue; /* a time with a unit that is not one */
+        flags[nm] = fl;
+        out[nm++] = m;
+        if (m.total >= 0)
+            i += 2; /* the total is no value of its own */
+    }
+    /* generic words count only on a line that also gives a step */
+    int has_step = 0;
+    for (size_t k = 0; k < nm; k++)
+        has_step |= is_step_q(&out[k]);
+    size_t w = 0;
+    for (size_t k = 0; k < nm; k++)
+        if (!(flags[k] & F_STEPLINE) || has_step)
+            out[w++] = out[k];
+    return w;
+}
+
+const char *dx_qty_name(int q)
+{
+    static const char *const qn[] = {"none",       "loss",      "eval_loss", "grad_norm",
+                                     "lr",         "step_time", "data_time", "step_rate",
+                                     "throughput", "memory",    "step",      "total_steps",
+                                     "epoch",      "rank",      "nan_count"};
+    return q >= 0 && (size_t)q < DX_ARRAY_LEN(qn) ? qn[q] : "?";
+}
+
+/* ==== metrics =============================================================================== */
+
+typedef struct mr_rank {
+    double step, total; /* its last step and the steps of that loop, -1 unknown */
+    uint32_t lines;     /* lines with a metric */
+} mr_rank;
+
+const dx_reading dx_reading_metrics;
+const dx_reading dx_reading_nan_onset;
+
+static void mr_rank_init(void *rs)
+{
+    mr_rank *x = rs;
+    x->step = x->total = -1;
+}
+
+int dx_metrics_step(const dx_job_model *jm, const dx_rank *x, double *step, double *total)
+{
+    const mr_rank *m = dx_rank_priv(jm, x, &dx_reading_metrics);
+    if (!m || !m->lines)
+        return 0;
+    *step = m->step;
+    *total = m->total;
+    return 1;
+}
+
+static void nan_note(dx_job_model *jm, int rank, const dx_metric *m, double index,
+                     const dx_line *l);
+
+/* The first metric of quantity q on the line, or NULL. */
+static const dx_metric *first_q(const dx_metric *m, size_t n, int q)
+{
+    for (size_t i = 0; i < n; i++)
+        if (m[i].q == q)
+            return &m[i];
+    return NULL;
+}
+
+/* One sample of each kind per line for the steps reading: the step's time, else its rate, else
+ * the throughput (inverted: the straggler compares each rank with the fastest, so any time per
+ * unit of work will do, one kind per rank); and the data wait. */
+static void mr_samples(dx_job_model *jm, int rank, const dx_metric *m, size_t n)
+{
+    const dx_metric *st = first_q(m, n, DX_Q_STEP_TIME), *rt = first_q(m, n, DX_Q_STEP_RATE),
+                    *tp = first_q(m, n, DX_Q_THROUGHPUT), *dt = first_q(m, n, DX_Q_DATA_TIME);
+    if (st && isfinite(st->v))
+        dx_steps_add(jm, rank, 0, st->v);
+    else if (rt && isfinite(rt->v) && rt->v > 0)
+        dx_steps_add(jm, rank, 0, 1.0 / rt->v);
+    else if (tp && isfinite(tp->v) && tp->v > 0)
+        dx_steps_add(jm, rank, 0, 1.0 / tp->v);
+    if (dt && isfinite(dt->v))
+        dx_steps_add(jm, rank, 1, dt->v);
+}
+
+static int mr_line(dx_job_model *jm, void *stp, const dx_line *l)
+{
+    (void)stp;
+    dx_metric m[32];
+    size_t body = l->attr->body <= l->len ? l->attr->body : l->len;
+    size_t n = dx_metrics_parse(l->text + body, l->len - body, m, DX_ARRAY_LEN(m));
+    if (!n)
+        return DDX_OK;
+    /* the line's rank: its prefix or file, else the rank it names before any other metric
+     * ("rank 1 | loss ...", {"rank": 1, ...}; a rank named after them is another message's, as
+     * when a watchdog line is glued to a progress bar) */
+    int rank = l->rank;
+    const dx_metric *r = m[0].q == DX_Q_RANK ? &m[0] : NULL;
+    if (rank < 0 && r && r->v >= 0 && r->v < DX_JOB_MAX_RANK && r->v == floor(r->v))
+        rank = (int)r->v;
+    size_t useful = 0;
+    for (size_t i = 0; i < n; i++)
+        useful += m[i].q != DX_Q_RANK;
+    if (rank < 0 || !useful)
+        return DDX_OK;
+    mr_rank *x = dx_job_rstate(jm, &dx_reading_metrics, rank, 1);
+    if (!x)
+        return DDX_ENOMEM;
+    x->lines++;
+    const dx_metric *s = first_q(m, n, DX_Q_STEP), *t = first_q(m, n, DX_Q_TOTAL);
+    if (s && isfinite(s->v) && s->v >= 0) {
+        x->step = s->v;
+        if (s->total > 0)
+            x->total = s->total;
+    }
+    if (t && isfinite(t->v) && t->v > 0)
+        x->total = t->v;
+    if (s && x->total > 0 && x->step <= x->total && x->step == floor(x->step))
+        dx_progress_note(jm, rank, (long long)x->step, (long long)x->total);
+    mr_samples(jm, rank, m, n);
+    /* the index of the line's values: its step (within its epoch when both are given) */
+    const dx_metric *e = first_q(m, n, DX_Q_EPOCH);
+    double index = -1;
+    if (s && isfinite(s->v))
+        index = s->v + (e && isfinite(e->v) && e->v == floor(e->v) ? e->v * 1e7 : 0);
+    for (size_t i = 0; i < n; i++)
+        if (m[i].q == DX_Q_LOSS || m[i].q == DX_Q_GRAD_NORM || m[i].q == DX_Q_EVAL_LOSS ||
+            m[i].q == DX_Q_NAN_COUNT)
+            nan_note(jm, rank, &m[i], index, l);
+    return DDX_OK;
+}
+
+static void mr_describe(const dx_job_model *jm, const void *st, const void *rs, dx_rank_view *v)
+{
+    (void)jm;
+    (void)st;
+    const mr_rank *x = rs;
+    /* a rank whose only progress is in its metrics */
+    if (!v->has_prog && x->lines && x->step >= 0 && x->total > 0 && x->step <= x->total) {
+        v->has_prog = 1;
+        v->prog_n = (long long)x->step;
+        v->prog_m = (long long)x->total;
+    }
+}
+
+const dx_reading dx_reading_metrics = {
+    .name = "metrics",
+    .doc = "each rank's numeric metrics in any spelling (k=v, k: v, dicts, JSON, Megatron's | "
+           "fields, tqdm and Lightning bars): its step and loop length, its step and data-wait "
+           "times and rates (for the straggler), its losses and gradient norms (for NaN onset)",
+    .rank_size = sizeof(mr_rank),
+    .rank_init = mr_rank_init,
+    .on_line = mr_line,
+    .describe = mr_describe,
+};
+
+/* ==== nan-onset ============================================================================= */
+
+static const dx_reading_fact no_facts[] = {
+    {"job.nan_rank", "int",
+     "per-rank metrics (any spelling: k=v, dicts, JSON, Megatron's fields, bars): the one rank "
+     "whose loss (then gradient norm, validation loss, Megatron's NaN-iteration count) is NaN or "
+     "infinite at an earlier step than every other rank's, by the step the line gives, else by "
+     "the count of values the rank printed"},
+    {"job.nan_onset", "string", "the same comparison, said: which rank, which value, which step"},
+};
+
+/* the quantities NaN onset compares, in the order that decides: the loss is each rank's own (the
+ * gradient norm is computed after the all-reduce on most trainers, so every rank sees its NaN at
+ * the same step) */
+static const int no_order[] = {DX_Q_LOSS, DX_Q_NAN_COUNT, DX_Q_GRAD_NORM, DX_Q_EVAL_LOSS};
+#define NO_NQ DX_ARRAY_LEN(no_order)
+
+typedef struct no_rank {
+    uint32_t seen[NO_NQ]; /* values read of each quantity */
+    double onset[NO_NQ];  /* the index of the first non-finite one, -1 none */
+    char where[NO_NQ][160];
+} no_rank;
+
+typedef struct no_state {
+    int rank; /* -1 none */
+    char why[400];
+    char where[160];
+} no_state;
+
+static void no_init(void *st) { ((no_state *)st)->rank = -1; }
+static void no_rank_init(void *rs)
+{
+    no_rank *x = rs;
+    for (size_t k = 0; k < NO_NQ; k++)
+        x->onset[k] = -1;
+}
+
+static size_t no_slot(int q)
+{
+    for (size_t k = 0; k < NO_NQ; k++)
+        if (no_order[k] == q)
+            return k;
+    return NO_NQ;
+}
+
+/* A value of rank's: its index is the line's step, else how many values of that quantity the
+ * rank printed so far; a non-finite one moves the rank's onset of that quantity earlier. */
+static void nan_note(dx_job_model *jm, int rank, const dx_metric *m, double index, const dx_line *l)
+{
+    size_t k = no_slot(m->q);
+    no_rank *x = dx_job_rstate(jm, &dx_reading_nan_onset, rank, 1);
+    if (k == NO_NQ || !x)
+        return;
+    x->seen[k]++;
+    int bad = m->q == DX_Q_NAN_COUNT ? m->v > 0 : !isfinite(m->v);
+    double at = index >= 0 ? index : x->seen[k];
+    /* the earliest step, not the first line read: stderr and stdout interleave out of order */
+    if (!bad || (x->onset[k] >= 0 && x->onset[k] <= at))
+        return;
+    x->onset[k] = at;
+    snprintf(x->where[k], sizeof x->where[k], "%s:%llu", l->path, (unsigned long long)l->lineno);
+}
+
+static void index_text(double idx, char *buf, size_t cap)
+{
+    if (idx >= 1e7)
+        snprintf(buf, cap, "epoch %.0f step %.0f", floor(idx / 1e7), fmod(idx, 1e7));
+    else
+        snprintf(buf, cap, "step %.0f", idx);
+}
+
+/* Per quantity, in no_order: the ranks that printed it; the earliest onset; when exactly one rank
+ * has it and another rank printed that quantity too (finite then, or non-finite later), that
+ * rank is where the NaN began. */
+static int no_finish(dx_job_model *jm, void *stp)
+{
+    no_state *st = stp;
+    for (size_t k = 0; k < NO_NQ && st->rank < 0; k++) {
+        int first = -1, at_best = 0, with = 0;
+        double best = -1, next = -1;
+        for (size_t r = 0; r < jm->nby; r++) {
+            const no_rank *x = dx_rank_priv(jm, jm->by_rank[r], &dx_reading_nan_onset);
+            if (!x || !x->seen[k])
+                continue;
+            with++;
+            double o = x->onset[k];
+            if (o < 0)
+                continue;
+            if (first < 0 || o < best) {
+                if (first >= 0 && (next < 0 || best < next))
+                    next = best;
+                first = (int)r;
+                best = o;
+                at_best = 1;
+            } else if (o == best)
+                at_best++;
+            else if (next < 0 || o < next)
+                next = o;
+        }
+        int ties = at_best > 1, others = with - 1;
+        if (first < 0 || ties || !others)
+            continue;
+        const no_rank *x = dx_rank_priv(jm, jm->by_rank[first], &dx_reading_nan_onset);
+        char at[48], later[48];
+        index_text(best, at, sizeof at);
+        if (next >= 0)
+            index_text(next, later, sizeof later);
+        st->rank = first;
+        snprintf(st->where, sizeof st->where, "%s", x->where[k]);
+        snprintf(
+            st->why, sizeof st->why, "rank %d's %s is %s at %s (%s), before any other rank's%s%s%s",
+            first, dx_qty_name(no_order[k]),
+            no_order[k] == DX_Q_NAN_COUNT ? "counted NaN" : "non-finite", at, x->where[k],
+            next >= 0 ? " (the others' from " : "", next >= 0 ? later : "", next >= 0 ? ")" : "");
+    }
+    if (st->rank < 0)
+        return DDX_OK;
+    return dx_job_vote(jm, "nan", st->rank, 1, "metrics: %s", st->why);
+}
+
+static int no_publish(dx_job_model *jm, void *stp, dx_facts *f)
+{
+    (void)jm;
+    const no_state *st = stp;
+    if (st->rank < 0)
+        return DDX_OK;
+    int rc = dx_job_fact(f, "job.nan_rank", st->why, "%d", st->rank);
+    return rc ? rc : dx_job_fact(f, "job.nan_onset", st->where, "%s", st->why);
+}
+
+const dx_reading dx_reading_nan_onset = {
+    .name = "nan-onset",
+    .doc = "the one rank whose loss or gradient norm turns NaN or infinite at an earlier step "
+           "than every other rank's (the metrics reading's values); votes for it",
+    .facts = no_facts,
+    .nfacts = DX_ARRAY_LEN(no_facts),
+    .state_size = sizeof(no_state),
+    .rank_size = sizeof(no_rank),
+    .init = no_init,
+    .rank_init = no_rank_init,
+    .finish = no_finish,
+    .publish = no_publish,
+};
