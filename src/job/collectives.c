@@ -19,6 +19,16 @@ static const dx_reading_fact dy_facts[] = {
      "or the collective-mismatch reports name one rank's operation against the others', or "
      "NCCL's COLL lines show one rank's operation, count or datatype at an opCount differ; "
      "flight-recorder dumps set it first when they show a mismatch"},
+    {"job.size_mismatch", "string",
+     "the operation (ALLREDUCE, ALLGATHER, _ALLGATHER_BASE, ...) two ranks run with different "
+     "sizes at the same point: both fingerprints of a collective-mismatch report (same OpType, "
+     "different TensorShape: a dynamic-shape gather or a different set of parameters, not calls "
+     "out of order), watchdog timeouts at one SeqNum with different NumelIn, NCCL COLL lines at "
+     "one opCount with different counts"},
+    {"job.fingerprint_diff", "string",
+     "what the two fingerprints of TORCH_DISTRIBUTED_DEBUG's collective-mismatch reports differ "
+     "in: `operation` when any report pairs two different OpTypes (calls out of order), else "
+     "`shape` (the same OpType with different TensorShape)"},
 };
 
 enum { DY_MISMATCH, DY_NCCL_COLL };
@@ -28,11 +38,15 @@ static const dx_signal dy_patterns[] = {
      * OpType=BROADCAST, ...), but Rank 0 is running collective: CollectiveFingerPrint(
      * OpType=ALLREDUCE, ..." (2.x adds SequenceNumber=N before OpType) */
     [DY_MISMATCH] = {"job-collective-mismatch", DX_ROLE_NOISE, 0,
-                     "Rank (?<r1>\\d+) is running collective: CollectiveFingerPrint\\("
-                     "(?:SequenceNumber=\\d+, )?OpType=(?<op1>\\w+).*?, but Rank (?<r2>\\d+) is "
-                     "running collective: CollectiveFingerPrint\\((?:SequenceNumber=\\d+, )?"
-                     "OpType=(?<op2>\\w+)",
-                     "torch/csrc/distributed/c10d/ProcessGroupWrapper.cpp", 0},
+                     "Rank (?<r1>\\d+) is running (?:inconsistent )?collective: "
+                     "CollectiveFingerPrint\\((?:SequenceNumber=\\d+,? ?)?OpType=(?<op1>\\w+)"
+                     "(?:, TensorShape=\\[(?<sh1>[^\\]]*)\\])?.*?, but Rank (?<r2>\\d+) is "
+                     "running (?:inconsistent )?collective: CollectiveFingerPrint\\("
+                     "(?:SequenceNumber=\\d+,? ?)?OpType=(?<op2>\\w+)"
+                     "(?:, TensorShape=\\[(?<sh2>[^\\]]*)\\])?",
+                     "torch/csrc/distributed/c10d/ProcessGroupWrapper.cpp (both fingerprints: "
+                     "the operation and, when the collective has tensors, their shapes)",
+                     0},
     /* NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=COLL: "host:pid:tid [dev] NCCL INFO Broadcast: opCount 0
      * sendbuff 0x.. recvbuff 0x.. count 53 datatype 4 op 0 root 0 comm 0x.. [nranks=8] stream" */
     [DY_NCCL_COLL] = {"job-nccl-coll", DX_ROLE_NOISE, 0,
@@ -54,6 +68,11 @@ typedef struct dy_state {
     int coll_multi_host;
     int rank;      /* the rank alone in a different collective, -1 */
     char why[256]; /* "" when no desync was seen */
+    /* the first operation two ranks ran with different sizes at one point, and how it was seen
+       ("" none) */
+    char size_op[32];
+    char size_why[300];
+    int fp_diff; /* the mismatch reports differ in: 1 shape only, 2 operation (0 none read) */
 } dy_state;
 
 typedef struct dy_rank {
@@ -66,8 +85,41 @@ const dx_reading dx_reading_desync;
 
 static void dy_init(void *st) { ((dy_state *)st)->rank = -1; }
 
-static int dy_mismatch(dx_job_model *jm, const dx_hit *h)
+/* A size mismatch: the first one seen is kept. */
+static void size_mismatch(dy_state *st, const char *op, const char *fmt, ...) DX_PRINTF(3, 4);
+static void size_mismatch(dy_state *st, const char *op, const char *fmt, ...)
 {
+    if (st->size_op[0])
+        return;
+    snprintf(st->size_op, sizeof st->size_op, "%s", op);
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(st->size_why, sizeof st->size_why, fmt, ap);
+    va_end(ap);
+}
+
+/* A collective-mismatch report compares two fingerprints: different operations are calls out of
+ * order (each rank's operation is kept, for the rank alone in its own); the same operation with
+ * different tensor shapes is no desync but a size mismatch (a gather of per-rank sizes, a
+ * different set of parameters reduced), read within the line. */
+static int dy_mismatch(dx_job_model *jm, dy_state *st, const dx_hit *h)
+{
+    char op1[32], op2[32], sh1[64], sh2[64];
+    dx_hit_copy(h, "op1", op1, sizeof op1);
+    dx_hit_copy(h, "op2", op2, sizeof op2);
+    dx_hit_copy(h, "sh1", sh1, sizeof sh1);
+    dx_hit_copy(h, "sh2", sh2, sizeof sh2);
+    if (!strcmp(op1, op2)) {
+        if (sh1[0] && sh2[0] && strcmp(sh1, sh2) && !st->fp_diff)
+            st->fp_diff = 1;
+        if (sh1[0] && sh2[0] && strcmp(sh1, sh2))
+            size_mismatch(st, op1,
+                          "the collective-mismatch report: rank %lld runs %s of shape [%s] while "
+                          "rank %lld runs it of shape [%s]",
+                          dx_hit_ll(h, "r1", -1), op1, sh1, dx_hit_ll(h, "r2", -1), sh2);
+        return DDX_OK;
+    }
+    st->fp_diff = 2;
     for (int k = 1; k <= 2; k++) {
         char rn[4], on[4];
         snprintf(rn, sizeof rn, "r%d", k);
@@ -118,7 +170,7 @@ static int dy_coll(dx_job_model *jm, dy_state *st, const dx_hit *h)
 
 static int dy_hit(dx_job_model *jm, void *stp, size_t row, const dx_hit *h)
 {
-    return row == DY_MISMATCH ? dy_mismatch(jm, h) : dy_coll(jm, stp, h);
+    return row == DY_MISMATCH ? dy_mismatch(jm, stp, h) : dy_coll(jm, stp, h);
 }
 
 static int same_sig(const coll_sig *a, const coll_sig *b)
@@ -145,7 +197,15 @@ static int dy_from_coll(dx_job_model *jm, dy_state *st, const dx_rank *x, const 
             }
         }
     }
-    if (same || other < 2 || !odd)
+    if (!other || !odd)
+        return 0;
+    if (!strcmp(odd->op, xs->sig[i].op) && odd->count != xs->sig[i].count)
+        size_mismatch(st, xs->sig[i].op,
+                      "NCCL's collective log: at opCount %llx rank %d calls %s with count %lld "
+                      "while another rank calls it with count %lld",
+                      (unsigned long long)xs->sig[i].oc, x->rank, xs->sig[i].op, xs->sig[i].count,
+                      odd->count);
+    if (same || other < 2)
         return 0;
     for (size_t b = 0; b < jm->nby; b++) {
         const dy_rank *y = dx_rank_priv(jm, jm->by_rank[b], &dx_reading_desync);
@@ -186,6 +246,21 @@ static int dy_from_fingerprints(dx_job_model *jm, dy_state *st)
     return 1;
 }
 
+/* Are two timed-out operations one collective? The same operation; or gloo's send and recv, the
+ * two halves of the point-to-point exchanges its collectives are made of (a ring all-reduce has
+ * every rank send to one peer while it receives from another: one rank waits in send, its peer
+ * in recv, for the same missing rank). */
+static int same_op(const char *a, const char *b)
+{
+    static const char *const halves[] = {"gloo send", "gloo recv"};
+    int ha = 0, hb = 0;
+    for (size_t i = 0; i < DX_ARRAY_LEN(halves); i++) {
+        ha |= !strcmp(a, halves[i]);
+        hb |= !strcmp(b, halves[i]);
+    }
+    return !strcmp(a, b) || (ha && hb);
+}
+
 /* Is t a timeout with an operation, at SeqNum seq when pass 0 asks for one? */
 static int wd_usable(const dx_timeout *t, int pass)
 {
@@ -205,7 +280,7 @@ static int dy_from_watchdog(dx_job_model *jm, dy_state *st, int pass, const dx_r
         if (!wd_usable(ty, 1) || (pass == 0 && ty->seq != tx->seq))
             continue;
         int size_differs = pass == 0 && tx->numel >= 0 && ty->numel >= 0 && tx->numel != ty->numel;
-        if (!strcmp(ty->op, tx->op) && !size_differs)
+        if (same_op(ty->op, tx->op) && !size_differs)
             same++;
         else {
             other++;
@@ -215,6 +290,11 @@ static int dy_from_watchdog(dx_job_model *jm, dy_state *st, int pass, const dx_r
     if (!other)
         return 0;
     const dx_timeout *to = dx_watchdog_of(jm, odd);
+    if (pass == 0 && same_op(to->op, tx->op) && to->numel != tx->numel)
+        size_mismatch(st, tx->op,
+                      "at SeqNum %lld rank %d runs %s of %lld elements while rank %d runs it "
+                      "of %lld",
+                      tx->seq, x->rank, tx->op, tx->numel, odd->rank, to->numel);
     /* odd when x is in the majority, x itself when it is the one alone */
     if (same > other && other == 1)
         st->rank = odd->rank;
@@ -223,7 +303,7 @@ static int dy_from_watchdog(dx_job_model *jm, dy_state *st, int pass, const dx_r
         for (size_t b = 0; b < jm->nby && shared; b++) {
             const dx_timeout *ty = dx_watchdog_of(jm, jm->by_rank[b]);
             if (jm->by_rank[b] != x && wd_usable(ty, 1) && (pass == 1 || ty->seq == tx->seq))
-                shared = !strcmp(ty->op, to->op) && ty->numel == to->numel;
+                shared = same_op(ty->op, to->op) && ty->numel == to->numel;
         }
         if (shared)
             st->rank = x->rank;
@@ -273,9 +353,15 @@ static int dy_publish(dx_job_model *jm, void *stp, dx_facts *f)
 {
     (void)jm;
     const dy_state *st = stp;
-    return st->why[0]
-               ? dx_job_fact(f, "job.desync", "watchdog timeouts of every rank", "%s", st->why)
-               : DDX_OK;
+    int rc = st->why[0]
+                 ? dx_job_fact(f, "job.desync", "watchdog timeouts of every rank", "%s", st->why)
+                 : DDX_OK;
+    if (!rc && st->size_op[0])
+        rc = dx_job_fact(f, "job.size_mismatch", st->size_why, "%s", st->size_op);
+    if (!rc && st->fp_diff)
+        rc = dx_job_fact(f, "job.fingerprint_diff", "the collective-mismatch reports", "%s",
+                         st->fp_diff == 2 ? "operation" : "shape");
+    return rc;
 }
 
 const dx_reading dx_reading_desync = {
