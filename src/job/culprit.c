@@ -33,6 +33,7 @@ static const policy policies[] = {
     {"uneven", 70, 1, 0, "its number of batches differs from every other rank's"},
     {"blamed", 30, 1, 0, "the log names this rank"},
     {"root", 40, 1, 0, "the first root failure is on this rank"},
+    {"oom-device", 42, 1, 0, "its GPU ran out of memory (the error names the device; one node)"},
     {"watchdog", 90, 1, 0, "the collective timeouts point at this rank"},
     {"exception", 110, 1, 0, "this rank failed on its own while the others waited"},
     /* (the report's "unrecognised" section says it: not listed again) */

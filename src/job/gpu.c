@@ -1,8 +1,12 @@
-/* gpu.c -- GPU monitors (nvidia-smi's process table, gpustat) pasted with a log.
+/* gpu.c -- GPU monitors (nvidia-smi's process table, gpustat) pasted with a log, and the GPU a
+ * CUDA error names.
  *
- * Reading:
+ * Readings:
  *   gpu-monitors  per GPU index, the processes holding 1 GiB or more; one GPU holding two or
  *                 more while another listed GPU holds none
+ *   oom-device    the GPU an out-of-memory error names ("(GPU 2; ...", "GPU 2 has a total
+ *                 capacity") when no prefix gives the line a rank: on one node, that device is
+ *                 the local rank's; votes for it
  */
 #include "job.h"
 
@@ -105,4 +109,80 @@ const dx_reading dx_reading_gpu_monitors = {
     .state_size = sizeof(gm_state),
     .on_hit = gm_hit,
     .publish = gm_publish,
+};
+
+/* ==== oom-device ============================================================================ */
+
+/* PyTorch's caching allocator names the device: "Tried to allocate 20.00 MiB (GPU 2; 23.69 GiB
+ * total capacity; ..." up to 2.0, "Tried to allocate 4.22 GiB. GPU 2 has a total capacity of
+ * ..." since 2.1 ("capacty" in 2.1's spelling) */
+static const dx_signal od_patterns[] = {
+    {"job-oom-device", DX_ROLE_NOISE, 0,
+     "CUDA out of memory\\. Tried to allocate \\d+(?:\\.\\d+)? [KMGT]?i?B(?: \\(GPU (?<g1>\\d+);|"
+     "\\. GPU (?<g2>\\d+) has a total capac)",
+     "c10/cuda/CUDACachingAllocator.cpp (the out-of-memory message names the device)", 0},
+};
+
+typedef struct od_state {
+    int gpu;    /* the device the first out-of-memory line without a rank names, -1 none */
+    int ranked; /* an out-of-memory line had a rank of its own */
+    char where[200];
+} od_state;
+
+const dx_reading dx_reading_oom_device;
+
+static void od_init(void *st) { ((od_state *)st)->gpu = -1; }
+
+static int od_hit(dx_job_model *jm, void *stp, size_t row, const dx_hit *h)
+{
+    (void)jm;
+    (void)row;
+    od_state *st = stp;
+    if (h->rank >= 0) {
+        st->ranked = 1;
+        return DDX_OK;
+    }
+    long long g = dx_hit_ll(h, "g1", -1);
+    if (g < 0)
+        g = dx_hit_ll(h, "g2", -1);
+    if (st->gpu < 0 && g >= 0 && g < DX_JOB_MAX_RANK) {
+        st->gpu = (int)g;
+        snprintf(st->where, sizeof st->where, "%s:%llu", h->path, (unsigned long long)h->line);
+    }
+    return DDX_OK;
+}
+
+/* A distributed job on one node (two ranks or more known, one host at most) whose
+ * out-of-memory error carries no rank: each process drives the GPU of its local rank, so the
+ * device the error names is the rank that ran out. */
+static int od_finish(dx_job_model *jm, void *stp)
+{
+    const od_state *st = stp;
+    if (st->gpu < 0 || st->ranked || jm->nranks < 2)
+        return DDX_OK;
+    const char *host = NULL;
+    for (size_t r = 0; r < jm->nby; r++) {
+        const dx_rank *x = jm->by_rank[r];
+        if (!x || !x->host[0])
+            continue;
+        if (host && strcmp(host, x->host))
+            return DDX_OK; /* several nodes: GPU N is on every one of them */
+        host = x->host;
+    }
+    return dx_job_vote(jm, "oom-device", st->gpu, 1,
+                       "out of memory: the error at %s names GPU %d, which on one node is local "
+                       "rank %d's",
+                       st->where, st->gpu, st->gpu);
+}
+
+const dx_reading dx_reading_oom_device = {
+    .name = "oom-device",
+    .doc = "the GPU an out-of-memory error without a rank prefix names: on one node, the local "
+           "rank that ran out; votes for it",
+    .patterns = od_patterns,
+    .npatterns = DX_ARRAY_LEN(od_patterns),
+    .state_size = sizeof(od_state),
+    .init = od_init,
+    .on_hit = od_hit,
+    .finish = od_finish,
 };

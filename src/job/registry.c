@@ -32,6 +32,7 @@
     X(nccl_tests)                                                                                  \
     X(teardown)                                                                                    \
     X(gpu_monitors)                                                                                \
+    X(oom_device)                                                                                  \
     X(shard_sizes)                                                                                 \
     X(phases)                                                                                      \
     X(store_barrier)                                                                               \
