@@ -439,14 +439,18 @@ static int scan_log(scan_state *st, const dx_member *m, dx_reader *r, dx_input_i
                 last_time = a.time;
                 have_last_time = 1;
             }
+            dx_line l = {rank, &a, m->path, lineno, ((uint64_t)input_index << 40) | lineno,
+                         line, len};
+            /* a line the job model places (a worker's traceback under mp.spawn's report) */
+            int own = as_log ? dx_job_line_rank(&st->rep->job, &l) : -1;
+            if (rank < 0 && own >= 0)
+                l.rank = rank = own;
             if (rank >= 0 && rank != last_rank &&
                 add_rank(&info->ranks, &info->nranks, &info->capranks, rank, 4096)) {
                 rc = DDX_ENOMEM;
                 goto done;
             }
             last_rank = rank;
-            dx_line l = {rank, &a, m->path, lineno, ((uint64_t)input_index << 40) | lineno,
-                         line, len};
             if (as_log && (rc = dx_job_line(&st->rep->job, &l)))
                 goto done;
             dx_event proto = {0};

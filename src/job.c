@@ -159,6 +159,18 @@ int dx_job_any_failure(dx_job_model *jm)
 
 /* ==== reading lines and hits ================================================================ */
 
+int dx_job_line_rank(dx_job_model *jm, const dx_line *l)
+{
+    int own = -1;
+    for (size_t i = 0; i < dx_nreadings; i++) {
+        const dx_reading *rd = dx_readings[i];
+        int r = rd->line_rank ? rd->line_rank(jm, jm->state[i], l) : -1;
+        if (own < 0 && r >= 0 && r < DX_JOB_MAX_RANK)
+            own = r;
+    }
+    return own;
+}
+
 int dx_job_line(dx_job_model *jm, const dx_line *l)
 {
     jm->line_echo = 0;

@@ -153,6 +153,10 @@ typedef struct dx_reading {
     void (*rank_init)(void *rs);
     void (*fini)(void *st);
     void (*rank_fini)(void *rs);
+    /* the rank a line belongs to when its prefix and file give none (a process naming itself,
+       a launcher's report that introduces a worker's traceback), else -1; sees every line
+       first, before on_line */
+    int (*line_rank)(dx_job_model *jm, void *st, const dx_line *l);
     int (*on_line)(dx_job_model *jm, void *st, const dx_line *l);
     int (*on_hit)(dx_job_model *jm, void *st, size_t pattern, const dx_hit *h);
     int (*finish)(dx_job_model *jm, void *st);
@@ -185,6 +189,11 @@ DX_HIDDEN void *dx_rank_priv(const dx_job_model *jm, const dx_rank *x, const dx_
 DX_HIDDEN int dx_job_need(dx_job_model *jm, const dx_reading *rd);
 /* Whether any reference read a failure line (asked once, through any_failure_fn). */
 DX_HIDDEN int dx_job_any_failure(dx_job_model *jm);
+
+/* The rank of line l as the readings read it (their line_rank, in registry order; the first that
+ * names one wins), or -1. Called for every log line before dx_job_line; the caller gives the line
+ * that rank when its prefix and file gave none. */
+DX_HIDDEN int dx_job_line_rank(dx_job_model *jm, const dx_line *l);
 
 /* Called for every log line with its attributed rank (may be -1): counts the line, then every
  * reading's on_line. */

@@ -35,6 +35,7 @@ static const policy policies[] = {
     {"root", 40, 1, 0, "the first root failure is on this rank"},
     {"oom-device", 42, 1, 0, "its GPU ran out of memory (the error names the device; one node)"},
     {"watchdog", 90, 1, 0, "the collective timeouts point at this rank"},
+    {"left", 105, 1, 0, "it left the job without an error while the others lost their peer"},
     {"exception", 110, 1, 0, "this rank failed on its own while the others waited"},
     /* (the report's "unrecognised" section says it: not listed again) */
     {"unrecognised", 115, 0, 0, "the failure no reference explains is this rank's own exception"},

@@ -99,6 +99,29 @@ typedef struct me_state {
     int world;
 } me_state;
 
+/* Lightning's announcement is the announcing process's own line: an unprefixed "Initializing
+ * distributed: GLOBAL_RANK: 1, MEMBER: 2/4" (mp.spawn, or one console for every process) is rank
+ * 1's. */
+static int me_line_rank(dx_job_model *jm, void *stp, const dx_line *l)
+{
+    (void)jm;
+    (void)stp;
+    static const char key[] = "GLOBAL_RANK: ";
+    size_t b = l->attr->body <= l->len ? l->attr->body : l->len;
+    if (l->rank >= 0 || l->len - b < 40)
+        return -1;
+    const char *s = l->text + b, *g = memmem(s, l->len - b, key, sizeof key - 1);
+    if (!g || g - s > 40 ||
+        (!memmem(s, (size_t)(g - s), "nitializing distributed", 23) &&
+         !memmem(s, (size_t)(g - s), "nitializing ddp", 15)))
+        return -1;
+    long long r = 0;
+    size_t i = (size_t)(g - s) + sizeof key - 1, k = i;
+    while (i < l->len - b && i < k + 7 && s[i] >= '0' && s[i] <= '9')
+        r = r * 10 + (s[i++] - '0');
+    return i > k ? (int)r : -1;
+}
+
 /* Each process announces its global rank once: a rank announced twice was taken by two
  * processes (each launcher task started its own set), and the world never completes. */
 static int me_hit(dx_job_model *jm, void *stp, size_t row, const dx_hit *h)
@@ -153,6 +176,7 @@ const dx_reading dx_reading_members = {
     .patterns = me_patterns,
     .npatterns = DX_ARRAY_LEN(me_patterns),
     .state_size = sizeof(me_state),
+    .line_rank = me_line_rank,
     .on_hit = me_hit,
     .publish = me_publish,
 };

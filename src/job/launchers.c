@@ -451,6 +451,10 @@ typedef struct la_state {
     int srun_rank; /* the first srun task that exited with an error, -1 none */
     int srun_code;
     int nsrun;
+    /* mp.spawn's report of a worker's exception: the traceback that follows "-- Process N
+       terminated with the following error:" is worker N's, up to its exception line; -1 outside
+       one */
+    int scope;
 } la_state;
 
 const dx_reading dx_reading_launcher;
@@ -458,7 +462,46 @@ const dx_reading dx_reading_launcher;
 static void la_init(void *stp)
 {
     la_state *st = stp;
-    st->agent_rank = st->srun_rank = -1;
+    st->agent_rank = st->srun_rank = st->scope = -1;
+}
+
+static int starts(const char *s, size_t n, const char *prefix)
+{
+    size_t k = strlen(prefix);
+    return n >= k && !memcmp(s, prefix, k);
+}
+
+/* torch.multiprocessing.spawn re-raises a worker's exception in the parent as
+ * ProcessRaisedException, its message "-- Process N terminated with the following error:" and
+ * the worker's own traceback, unprefixed: those lines are worker N's (spawn's process index is
+ * the rank it passes the worker). The traceback ends at its exception line. */
+static int la_line_rank(dx_job_model *jm, void *stp, const dx_line *l)
+{
+    (void)jm;
+    la_state *st = stp;
+    size_t b = l->attr->body <= l->len ? l->attr->body : l->len;
+    const char *s = l->text + b;
+    size_t n = l->len - b;
+    while (n && (s[n - 1] == '\r' || s[n - 1] == ' '))
+        n--;
+    if (starts(s, n, "-- Process ")) {
+        long long r = 0;
+        size_t i = 11;
+        while (i < n && i < 20 && s[i] >= '0' && s[i] <= '9')
+            r = r * 10 + (s[i++] - '0');
+        if (i > 11 && starts(s + i, n - i, " terminated with the following error:"))
+            st->scope = (int)r;
+        return -1;
+    }
+    if (st->scope < 0)
+        return -1;
+    int r = st->scope;
+    if (l->rank >= 0)
+        st->scope = -1; /* another process's prefixed output: the report is over */
+    else if (!(n == 0 || s[0] == ' ' || s[0] == '\t' ||
+               starts(s, n, "Traceback (most recent call last):")))
+        st->scope = -1; /* the exception line closes the traceback */
+    return l->rank >= 0 ? -1 : r;
 }
 
 static void la_agent(la_state *st, int r, int code)
@@ -585,6 +628,7 @@ const dx_reading dx_reading_launcher = {
     .npatterns = DX_ARRAY_LEN(la_patterns),
     .state_size = sizeof(la_state),
     .init = la_init,
+    .line_rank = la_line_rank,
     .on_hit = la_hit,
     .finish = la_finish,
     .publish = la_publish,

@@ -798,6 +798,46 @@ static int mr_line(dx_job_model *jm, void *stp, const dx_line *l)
     return DDX_OK;
 }
 
+/* A line that begins by naming its rank is that process's own: "[rank 1] ...", "rank 1 | ...",
+ * "Rank 1: ...", "rank=1 ...", {"rank": 1, ...} (a line indented, as a launcher's table is, or
+ * naming the rank later, as a message about another rank does, is not). */
+static int mr_line_rank(dx_job_model *jm, void *stp, const dx_line *l)
+{
+    (void)jm;
+    (void)stp;
+    if (l->rank >= 0)
+        return -1;
+    size_t b = l->attr->body <= l->len ? l->attr->body : l->len, n = l->len - b, i = 0;
+    const char *s = l->text + b;
+    if (n < 6)
+        return -1;
+    if (s[i] == '[' || s[i] == '{')
+        i++;
+    if (i < n && s[i] == '"')
+        i++;
+    if (i + 4 > n || (s[i] | 0x20) != 'r' || (s[i + 1] | 0x20) != 'a' || (s[i + 2] | 0x20) != 'n' ||
+        (s[i + 3] | 0x20) != 'k')
+        return -1;
+    i += 4;
+    if (i < n && s[i] == '"')
+        i++;
+    /* a separator before the number ("rank2 (local_rank: 2)" is a launcher's table) */
+    if (i < n && (s[i] == ' ' || s[i] == '=' || s[i] == ':'))
+        i++;
+    else
+        return -1;
+    if (i < n && s[i] == ' ')
+        i++;
+    size_t d = i;
+    long long r = 0;
+    while (i < n && i < d + 6 && is_digit((unsigned char)s[i]))
+        r = r * 10 + (s[i++] - '0');
+    if (i == d || (i < n && (is_digit((unsigned char)s[i]) || is_alpha((unsigned char)s[i]) ||
+                             s[i] == '.' || s[i] == '/')))
+        return -1;
+    return (int)r;
+}
+
 static void mr_describe(const dx_job_model *jm, const void *st, const void *rs, dx_rank_view *v)
 {
     (void)jm;
@@ -818,6 +858,7 @@ const dx_reading dx_reading_metrics = {
            "times and rates (for the straggler), its losses and gradient norms (for NaN onset)",
     .rank_size = sizeof(mr_rank),
     .rank_init = mr_rank_init,
+    .line_rank = mr_line_rank,
     .on_line = mr_line,
     .describe = mr_describe,
 };

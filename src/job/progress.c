@@ -6,6 +6,9 @@
  *   stopped-output  a rank whose output stops long before every other rank's
  *   uneven-inputs   ranks with different numbers of batches, or one that finished a shorter loop
  *   stuck-rank      the one rank that neither timed out, failed nor finished while others waited
+ *   left-early      the one rank that stopped without an error (it announced it stops early, or
+ *                   its output simply ends) while every other rank failed because a peer went
+ *                   away
  *   busy-rank       the rank busy with long work of its own when a collective timed out
  *   phases          the phase a log ends in when no failure was printed (a stall)
  */
@@ -489,6 +492,128 @@ const dx_reading dx_reading_stuck_rank = {
     .init = sr_init,
     .finish = sr_finish,
     .publish = sr_publish,
+};
+
+/* ==== left-early ============================================================================ */
+
+static const dx_reading_fact le_facts[] = {
+    {"job.left_rank", "int",
+     "the one rank that printed no error and did not finish its loop while every other rank "
+     "failed only as the victim of a lost peer (a remote-rank reference reads its error); when "
+     "several ranks are quiet, the one that announced it stops early (Lightning's 'Signaling "
+     "Trainer to stop', 'early stopping at ...', ignite's 'EarlyStopping: Stop training')"},
+};
+
+/* a rank announcing it leaves the training loop on its own */
+static const dx_signal le_patterns[] = {
+    {"job-early-stop", DX_ROLE_NOISE, 0,
+     "Signaling Trainer to stop\\.|(?:\\[[Rr]ank (?<rank>\\d+)\\] )?\\b[Ee]arly[ -]?[Ss]topping"
+     "(?: at\\b| triggered|[.!]|:? *$)|EarlyStopping: Stop training",
+     "lightning/pytorch/callbacks/early_stopping.py (_evaluate_stopping_criteria: 'Signaling "
+     "Trainer to stop.'); ignite/handlers/early_stopping.py ('EarlyStopping: Stop training'); "
+     "keras callbacks ('Epoch N: early stopping'); training scripts' own early-stopping lines",
+     0},
+};
+
+typedef struct le_state {
+    int rank; /* -1 none */
+    char why[256];
+} le_state;
+
+typedef struct le_rank {
+    int announced; /* it said it stops early */
+} le_rank;
+
+const dx_reading dx_reading_left_early;
+
+static void le_init(void *st) { ((le_state *)st)->rank = -1; }
+
+static int le_hit(dx_job_model *jm, void *stp, size_t row, const dx_hit *h)
+{
+    (void)stp;
+    (void)row;
+    /* a script's own "[rank 0] early stopping ...", glued to a progress bar, names the rank */
+    long long r = h->rank >= 0 ? h->rank : dx_hit_ll(h, "rank", -1);
+    le_rank *x =
+        dx_job_rstate(jm, &dx_reading_left_early, (int)(r >= 0 && r < DX_JOB_MAX_RANK ? r : -1), 1);
+    if (x)
+        x->announced = 1;
+    return DDX_OK;
+}
+
+/* Every rank that failed, failed only because a peer went away (its exceptions are echoes of
+ * another rank's failure, no timeout, no original exception), and exactly one rank printed no
+ * error and did not finish its loop: that rank left (it returned, or exited with status 0, as a
+ * rank that stops early on its own does) and the others lost it. Of several quiet ranks, the one
+ * that announced it stops early. */
+static int le_finish(dx_job_model *jm, void *stp)
+{
+    le_state *st = stp;
+    size_t victims = 0, quiet = 0, said = 0;
+    int q = -1, a = -1;
+    for (size_t r = 0; r < jm->nby; r++) {
+        const dx_rank *x = jm->by_rank[r];
+        if (!x)
+            continue;
+        if (dx_exception_original(jm, x, NULL) || dx_watchdog_timed_out(jm, (int)r))
+            return DDX_OK; /* a failure of its own somewhere, or a hang: other readings' */
+        if (dx_exception_first(jm, x, NULL)) {
+            victims++; /* only echoes of a lost peer (no original exception, above) */
+            continue;
+        }
+        if (x->first_error)
+            return DDX_OK; /* a root failure that is no exception: not a lost peer */
+        long long n, m;
+        const le_rank *l = dx_rank_priv(jm, x, &dx_reading_left_early);
+        int left = l && l->announced;
+        if (dx_rank_finished(jm, x) || !(left || dx_progress_of(jm, x, &n, &m)))
+            continue; /* finished, or nothing shows where it stopped */
+        quiet++;
+        q = (int)r;
+        if (left) {
+            said++;
+            a = (int)r;
+        }
+    }
+    if (!victims || !quiet)
+        return DDX_OK;
+    if (quiet == 1)
+        st->rank = q;
+    else if (said == 1)
+        st->rank = a;
+    else
+        return DDX_OK;
+    const le_rank *l = dx_job_rstate(jm, &dx_reading_left_early, st->rank, 0);
+    snprintf(st->why, sizeof st->why,
+             "rank %d %s and printed no error, while the %zu rank%s that failed only lost a "
+             "peer",
+             st->rank,
+             l && l->announced ? "announced it stops early" : "stopped before its loop ended",
+             victims, victims == 1 ? "" : "s");
+    return dx_job_vote(jm, "left", st->rank, 1, "left early: %s", st->why);
+}
+
+static int le_publish(dx_job_model *jm, void *stp, dx_facts *f)
+{
+    (void)jm;
+    const le_state *st = stp;
+    return st->rank >= 0 ? dx_job_fact(f, "job.left_rank", st->why, "%d", st->rank) : DDX_OK;
+}
+
+const dx_reading dx_reading_left_early = {
+    .name = "left-early",
+    .doc = "the one rank that stopped without an error (announcing it stops early, or just "
+           "ending) while every other rank failed as the victim of a lost peer; votes for it",
+    .facts = le_facts,
+    .nfacts = DX_ARRAY_LEN(le_facts),
+    .patterns = le_patterns,
+    .npatterns = DX_ARRAY_LEN(le_patterns),
+    .state_size = sizeof(le_state),
+    .rank_size = sizeof(le_rank),
+    .init = le_init,
+    .on_hit = le_hit,
+    .finish = le_finish,
+    .publish = le_publish,
 };
 
 /* ==== busy-rank ============================================================================= */

@@ -24,6 +24,7 @@
     X(uneven_inputs)                                                                               \
     X(timeout_after_loop)                                                                          \
     X(stuck_rank)                                                                                  \
+    X(left_early)                                                                                  \
     X(launcher)                                                                                    \
     X(busy_rank)                                                                                   \
     X(stacks)                                                                                      \

@@ -15,6 +15,7 @@
 #   reason ~ TEXT                   culprit_reason contains TEXT
 #   signal ~ TEXT                   some culprit signal contains TEXT ("no signal ~ TEXT": none)
 #   rank R FIELD = VALUE            a field of rank R in "ranks" (null, numbers, text, [n, m])
+#   rank R FIELD ~ TEXT             ... contains TEXT
 #   no rank R                       rank R is not in "ranks"
 #   top = ID | null                 the first diagnosis
 #
@@ -155,14 +156,15 @@ def check(case):
             if int(m.group(1)) in ranks:
                 fail(n, "rank %s is listed" % m.group(1))
             continue
-        m = re.match(r"^rank (\d+) (\w+) = (.*)$", line)
+        m = re.match(r"^rank (\d+) (\w+) ([=~]) (.*)$", line)
         if m:
-            r, field, want = int(m.group(1)), m.group(2), m.group(3)
+            r, field, op, want = int(m.group(1)), m.group(2), m.group(3), m.group(4)
             if r not in ranks:
                 fail(n, "no rank %d in ranks" % r)
-            elif text(ranks[r].get(field)) != want:
-                fail(n, "rank %d %s = %s, expected %s" % (r, field, text(ranks[r].get(field)),
-                                                          want))
+            elif (text(ranks[r].get(field)) != want if op == "=" else
+                  want not in text(ranks[r].get(field))):
+                fail(n, "rank %d %s = %s, expected %s%s" % (r, field, text(ranks[r].get(field)),
+                                                            "" if op == "=" else "~ ", want))
             continue
         m = re.match(r"^(culprit|culprit_ranks|top) = ?(.*)$", line)
         if m:
