@@ -17,6 +17,7 @@
 #include <math.h>
 
 #include "diag.h"
+#include "job/metrics.h"
 #include "match.h"
 
 #define RANK_MAX (1 << 20) /* ranks above this are read but not tracked */
@@ -93,14 +94,12 @@ static const struct {
 } job_sigs[] = {
     {"job-progress", SK_PROGRESS | SK_STEPS},
     {"job-tqdm-progress", SK_PROGRESS | SK_STEPS},
-    {"job-megatron-iter", SK_PROGRESS | SK_STEPS},
-    {"job-step-time", SK_PROGRESS | SK_STEPS},
-    {"job-step-took", SK_PROGRESS | SK_STEPS},
-    {"job-tqdm-speed", SK_PROGRESS | SK_STEPS},
-    {"job-ds-samples", SK_PROGRESS | SK_STEPS},
-    {"job-data-time", SK_STEPS},
     {"job-exception", SK_CONTEXT},
 };
+
+/* the lines the metrics reader (src/job/metrics.c) finds a step or a step time on: kept as
+ * steps under this key of their own (no signal of the knowledge base has it) */
+#define METRICS_KEY (UINT32_MAX - 1)
 
 struct dx_live {
     const ddx_kb *kb;
@@ -458,6 +457,42 @@ static void progress(dx_live *lv, rstate *x, int64_t now)
     x->silent_reported = 0;
 }
 
+/* A line the metrics reader finds a step ("it 3/8", a bar's "| 3/8 [") or a step, data or rate
+ * figure on, in any spelling: progress, and a step line the digest keeps (the straggler reading
+ * of the digest's diagnosis needs them). */
+static int metrics_line(dx_live *lv, entry *en, rstate *x, int rank, const char *line, size_t n,
+                        size_t body, int64_t now)
+{
+    dx_metric m[16];
+    if (body > n)
+        body = n;
+    size_t nm = dx_metrics_parse(line + body, n - body, m, DX_ARRAY_LEN(m));
+    int steps = 0, prog = 0;
+    for (size_t i = 0; i < nm; i++) {
+        steps |= m[i].q == DX_Q_STEP_TIME || m[i].q == DX_Q_DATA_TIME || m[i].q == DX_Q_STEP_RATE ||
+                 m[i].q == DX_Q_THROUGHPUT;
+        if (m[i].q == DX_Q_STEP && !prog && x) {
+            prog = 1;
+            x->step = (long long)m[i].v;
+            x->total = m[i].total > 0 ? (long long)m[i].total : -1;
+        }
+    }
+    if (!steps && !prog)
+        return DDX_OK;
+    keep *k = keep_get(lv, METRICS_KEY, rank);
+    if (!k)
+        return DDX_ENOMEM;
+    int rc = DDX_OK;
+    if (k->nfirst < DX_LIVE_KEEP_FIRST) {
+        k->nfirst++;
+        pin(lv, en);
+    } else
+        rc = ring_push(lv, &k->last, DX_LIVE_KEEP_STEPS, en);
+    if (!rc && (prog || steps))
+        progress(lv, x, now);
+    return rc;
+}
+
 /* Reads the cleaned lines of s in lv->batch (each ends in '\n'), arrived at now. */
 static int read_batch(dx_live *lv, int sid, int64_t now)
 {
@@ -511,6 +546,8 @@ static int read_batch(dx_live *lv, int sid, int64_t now)
             if ((rc = ring_push(lv, &x->tail, DX_LIVE_RANK_TAIL, en)))
                 return rc;
         }
+        if ((rc = metrics_line(lv, en, x, rank, line, n, a.body, now)))
+            return rc;
         for (; ci < ncands && cands[ci].line == off; ci++) {
             uint32_t sig = cands[ci].sig;
             if (!dx_scan_confirm(lv->scan, sig, line, n))
