@@ -29,6 +29,7 @@
 #include "job/steps.h"
 #include "match.h"
 #include "norm.h"
+#include "sigcond.h"
 
 #define DX_EARLIEST_ROOT 0.7
 #define DX_NO_ROOT 1.0
@@ -188,8 +189,9 @@ typedef struct scan_state {
     ddx_error *err;
     int year; /* the year of the first full date seen: fills glog times */
     int rc;
-    long rescan;       /* >= 0: the input index of a config whose lines are being scanned */
-    const char *chunk; /* the text being scanned (candidates give line offsets into it) */
+    long rescan;          /* >= 0: the input index of a config whose lines are being scanned */
+    const char *chunk;    /* the text being scanned (candidates give line offsets into it) */
+    dx_sigcond_state *sc; /* signals with conditions on where their line stands (sigcond.c) */
 } scan_state;
 
 static int add_warning(ddx_report *rep, const char *msg)
@@ -309,6 +311,84 @@ static int record_hit(scan_state *st, uint32_t sig, const dx_event *proto, const
     return DDX_OK;
 }
 
+/* A built event of signal sig that a condition let through (sigcond.c): counted and kept among
+ * the earliest as record_hit does; takes e's text and captures. */
+static int insert_event(ddx_report *rep, uint32_t sig, dx_event *e)
+{
+    if (!rep->hits[sig] && !(rep->hits[sig] = dx_calloc(1, sizeof(dx_sighits)))) {
+        event_fini(e);
+        return DDX_ENOMEM;
+    }
+    dx_sighits *h = rep->hits[sig];
+    if (h->count && h->last_seq == e->seq) {
+        event_fini(e);
+        return DDX_OK;
+    }
+    h->last_seq = e->seq;
+    h->count++;
+    int dup = e->rank < 0;
+    for (size_t i = 0; i < h->nranks; i++)
+        dup |= h->ranks[i] == e->rank;
+    if (!dup && h->nranks < DX_ARRAY_LEN(h->ranks))
+        h->ranks[h->nranks++] = e->rank;
+    size_t pos = h->nev;
+    while (pos > 0 && event_before(e, &h->ev[pos - 1]))
+        pos--;
+    if (pos >= DX_HITS_KEEP) {
+        event_fini(e);
+        return DDX_OK;
+    }
+    if (h->nev == DX_HITS_KEEP)
+        event_fini(&h->ev[--h->nev]);
+    memmove(&h->ev[pos + 1], &h->ev[pos], (h->nev - pos) * sizeof(dx_event));
+    h->ev[pos] = *e;
+    h->nev++;
+    return DDX_OK;
+}
+
+/* The event of a confirmed line as record_hit keeps it: its cleaned text and captures. */
+static int build_event(scan_state *st, const dx_event *proto, const char *line, size_t len,
+                       dx_event *e)
+{
+    *e = *proto;
+    e->text = dx_clean_text(line, len, 400);
+    e->caps = NULL;
+    dx_buf caps = {0};
+    const char *name;
+    dx_str v;
+    for (size_t i = 0; dx_scan_capture_at(st->scan, i, &name, &v); i++) {
+        if (!v.p)
+            continue;
+        char *val = dx_clean_text(v.p, v.n, 120);
+        dx_buf_addf(&caps, "%s%s=%s", caps.n ? ", " : "", name, val ? val : "");
+        dx_free(val);
+    }
+    e->caps = caps.p;
+    return e->text ? DDX_OK : DDX_ENOMEM;
+}
+
+/* An event a signal's condition let through: kept as a hit, and a root line is its rank's first
+ * failure when it has none. */
+static int commit_event(void *ud, uint32_t sig, dx_event *e)
+{
+    scan_state *st = ud;
+    const ddx_kb *kb = st->kb;
+    int rank = e->rank;
+    char *first =
+        kb->sigs[sig]->role == DX_ROLE_ROOT && rank >= 0 && e->text ? dx_strdup(e->text) : NULL;
+    int rc = insert_event(st->rep, sig, e);
+    dx_rank *x = first && !rc ? dx_job_rank(&st->rep->job, rank) : NULL;
+    if (x && !x->first_error) {
+        x->first_error = first;
+        first = NULL;
+    }
+    dx_free(first);
+    return rc;
+}
+
+static int any_failure_line(const ddx_report *rep);
+static int failed_so_far(void *ud) { return any_failure_line(((scan_state *)ud)->rep); }
+
 static int parse_int(dx_str s)
 {
     long v = 0;
@@ -336,6 +416,15 @@ static int ref_hit(scan_state *st, uint32_t sig, const dx_line *l, const dx_attr
     if (ev.rank < 0 && dx_scan_capture(st->scan, "rank", &cr))
         ev.rank = parse_int(cr);
     ev.blamed = dx_scan_capture(st->scan, "culprit", &cr) ? parse_int(cr) : -1;
+    if (dx_sigcond_watches(st->sc, sig)) {
+        dx_event e;
+        int rc = build_event(st, &ev, l->text, l->len, &e);
+        if (rc) {
+            event_fini(&e);
+            return rc;
+        }
+        return dx_sigcond_hit(st->sc, sig, &e, st->scan, commit_event, st);
+    }
     int rc = record_hit(st, sig, &ev, l->text, l->len);
     if (rc || sg->role != DX_ROLE_ROOT || ev.rank < 0 || kb->sig_ref[sig] >= kb->nrefs)
         return rc;
@@ -453,6 +542,8 @@ static int scan_log(scan_state *st, const dx_member *m, dx_reader *r, dx_input_i
             last_rank = rank;
             if (as_log && (rc = dx_job_line(&st->rep->job, &l)))
                 goto done;
+            if (as_log)
+                dx_sigcond_line(st->sc, input_index, l.seq, dx_blank(line, len));
             dx_event proto = {0};
             proto.input = input_index;
             proto.line = lineno;
@@ -471,6 +562,8 @@ static int scan_log(scan_state *st, const dx_member *m, dx_reader *r, dx_input_i
         info->bytes = dx_reader_bytes(r);
 done:
     dx_norm_fini(&norm);
+    if (!rc && as_log)
+        rc = dx_sigcond_input_end(st->sc, commit_event, st);
     return rc;
 }
 
@@ -1380,8 +1473,16 @@ int ddx_job_diagnose(ddx_job *job, int flags, ddx_report **out, ddx_error *err)
     st.rep = rep;
     st.kb = kb;
     st.rescan = -1;
+    if ((rc = dx_sigcond_new(&st.sc, kb))) {
+        dx_err(err, rc, "out of memory");
+        goto fail;
+    }
     if ((rc = read_inputs(job, &st, err)))
         goto fail;
+    if ((rc = dx_sigcond_finish(st.sc, failed_so_far, commit_event, &st))) {
+        dx_err(err, rc, "out of memory");
+        goto fail;
+    }
     if ((rc = model_job(rep, st.year))) {
         dx_err(err, rc, "out of memory");
         goto fail;
@@ -1396,10 +1497,12 @@ int ddx_job_diagnose(ddx_job *job, int flags, ddx_report **out, ddx_error *err)
         goto fail;
     }
     dx_scan_free(st.scan);
+    dx_sigcond_free(st.sc);
     *out = rep;
     return DDX_OK;
 fail:
     dx_scan_free(st.scan);
+    dx_sigcond_free(st.sc);
     ddx_report_free(rep);
     return rc;
 }

@@ -15,7 +15,8 @@ typedef enum dx_role {
     DX_ROLE_SYMPTOM,
     DX_ROLE_WRAPPER,
     DX_ROLE_AGAINST,
-    DX_ROLE_NOISE
+    DX_ROLE_NOISE,
+    DX_ROLE_MARKER /* a landmark for another signal's after/not_followed_by, never evidence */
 } dx_role;
 
 typedef enum dx_op { DX_OP_EQUALS = 0, DX_OP_RANGE, DX_OP_MATCHES, DX_OP_EXISTS } dx_op;
@@ -39,6 +40,23 @@ typedef struct dx_signal {
     const char *source; /* may be NULL */
     int caseless;
 } dx_signal;
+
+/* Conditions on where a signal's line stands in the logs (docs/reference-format.md, "Conditions
+ * on a signal"); every one given must hold for a line to count (sigcond.c). */
+typedef struct dx_sigcond {
+    int at_end;                  /* the last non-blank line of its input, no failure anywhere */
+    const char *after;           /* a signal id of the reference: only after a line of it */
+    const char *not_followed_by; /* a signal id of the reference: only when none follows */
+    const char *repeats;         /* a capture: only when one value of it is on two lines */
+    const char *missing;         /* a capture: only when some value 0..N-1 is on no line, */
+    const char *out_of;          /* ... N the largest value of this capture */
+    const char *differs; /* a capture: only the one rank whose value differs from all others' */
+} dx_sigcond;
+
+/* Does *c (not NULL) hold any condition? */
+#define DX_SIGCOND_ANY(c)                                                                          \
+    ((c)->at_end || (c)->after || (c)->not_followed_by || (c)->repeats || (c)->missing ||          \
+     (c)->differs)
 
 typedef struct dx_check {
     const char *says;
@@ -78,6 +96,7 @@ typedef struct dx_ref {
     size_t nframeworks;
     const dx_signal *signals;
     size_t nsignals;
+    const dx_sigcond *conds; /* [nsignals], the signals' conditions; NULL when none has one */
     const dx_cond *context;
     size_t ncontext;
     const dx_check *checks;

@@ -70,7 +70,8 @@ char *dx_arena_strndup(dx_arena *a, const char *s, size_t n)
 
 /* ==== names ================================================================================ */
 
-static const char *const role_names[] = {"root", "symptom", "wrapper", "against", "noise"};
+static const char *const role_names[] = {"root",    "symptom", "wrapper",
+                                         "against", "noise",   "marker"};
 static const char *const op_names[] = {"equals", "range", "matches", "exists"};
 
 const char *dx_role_name(int role)
@@ -99,6 +100,11 @@ typedef struct parse_ctx {
     const char *path;
     int line_base; /* file line of YAML line 0 */
     ddx_error *err;
+    /* the conditions of the signals parsed so far, in order (a signal's conditions are kept
+       beside it, in dx_ref.conds); any: one of them has one */
+    dx_sigcond *conds;
+    size_t nconds, capconds;
+    int anycond;
 } parse_ctx;
 
 static int node_line(parse_ctx *c, yaml_node_t *n)
@@ -229,6 +235,7 @@ static int cond_key(parse_ctx *c, const char *key, yaml_node_t *v, dx_cond *cond
 static int parse_signal(parse_ctx *c, yaml_node_t *m, void *dst)
 {
     dx_signal *s = dst;
+    dx_sigcond sc = {0};
     memset(s, 0, sizeof *s);
     s->role = -1;
     s->weight = NAN;
@@ -244,7 +251,9 @@ static int parse_signal(parse_ctx *c, yaml_node_t *m, void *dst)
             const char *r = scalar(v);
             s->role = r ? lookup(role_names, DX_ARRAY_LEN(role_names), r) : -1;
             if (s->role < 0)
-                return fail_at(c, v, "role must be root, symptom, wrapper, against or noise, found",
+                return fail_at(c, v,
+                               "role must be root, symptom, wrapper, against, noise or marker, "
+                               "found",
                                r ? r : "?");
         } else if (!strcmp(key, "weight"))
             rc = get_num(c, v, key, &s->weight);
@@ -254,6 +263,20 @@ static int parse_signal(parse_ctx *c, yaml_node_t *m, void *dst)
             rc = get_str(c, v, key, &s->source);
         else if (!strcmp(key, "caseless"))
             rc = get_bool(c, v, key, &s->caseless);
+        else if (!strcmp(key, "at_end"))
+            rc = get_bool(c, v, key, &sc.at_end);
+        else if (!strcmp(key, "after"))
+            rc = get_str(c, v, key, &sc.after);
+        else if (!strcmp(key, "not_followed_by"))
+            rc = get_str(c, v, key, &sc.not_followed_by);
+        else if (!strcmp(key, "repeats"))
+            rc = get_str(c, v, key, &sc.repeats);
+        else if (!strcmp(key, "missing"))
+            rc = get_str(c, v, key, &sc.missing);
+        else if (!strcmp(key, "out_of"))
+            rc = get_str(c, v, key, &sc.out_of);
+        else if (!strcmp(key, "differs"))
+            rc = get_str(c, v, key, &sc.differs);
         else
             return fail_at(c, k, "unknown key in signal:", key);
         if (rc)
@@ -267,6 +290,10 @@ static int parse_signal(parse_ctx *c, yaml_node_t *m, void *dst)
         return fail_at(c, m, "signal without a role:", s->id);
     if (isnan(s->weight))
         return fail_at(c, m, "signal without a weight:", s->id);
+    if (dx_grow((void **)&c->conds, &c->capconds, c->nconds + 1, sizeof *c->conds))
+        return DDX_ENOMEM;
+    c->conds[c->nconds++] = sc;
+    c->anycond |= DX_SIGCOND_ANY(&sc);
     return DDX_OK;
 }
 
@@ -553,7 +580,7 @@ int dx_kb_parse(dx_arena *a, const char *relpath, const char *text, size_t len, 
     }
     yaml_parser_delete(&parser);
 
-    parse_ctx c = {&doc, a, relpath, 2, err};
+    parse_ctx c = {.doc = &doc, .arena = a, .path = relpath, .line_base = 2, .err = err};
     int rc = DDX_OK;
     yaml_node_t *root = yaml_document_get_root_node(&doc);
     if (!root || root->type != YAML_MAPPING_NODE) {
@@ -583,10 +610,17 @@ int dx_kb_parse(dx_arena *a, const char *relpath, const char *text, size_t len, 
             rc = get_strlist(&c, v, key, &r->frameworks, &r->nframeworks);
         else if (!strcmp(key, "sources"))
             rc = get_strlist(&c, v, key, &r->sources, &r->nsources);
-        else if (!strcmp(key, "signals"))
+        else if (!strcmp(key, "signals")) {
             rc = get_seq(&c, v, key, sizeof(dx_signal), parse_signal, (void **)&r->signals,
                          &r->nsignals);
-        else if (!strcmp(key, "context"))
+            if (!rc && c.anycond && c.nconds == r->nsignals) {
+                dx_sigcond *cd = dx_arena_alloc(a, r->nsignals * sizeof *cd);
+                if (!cd)
+                    rc = DDX_ENOMEM;
+                else
+                    r->conds = memcpy(cd, c.conds, r->nsignals * sizeof *cd);
+            }
+        } else if (!strcmp(key, "context"))
             rc = get_seq(&c, v, key, sizeof(dx_cond), parse_context, (void **)&r->context,
                          &r->ncontext);
         else if (!strcmp(key, "checks"))
@@ -634,6 +668,7 @@ int dx_kb_parse(dx_arena *a, const char *relpath, const char *text, size_t len, 
     }
     rc = parse_fix(a, r->body, r);
 fail:
+    dx_free(c.conds);
     yaml_document_delete(&doc);
     return rc;
 }

@@ -317,6 +317,86 @@ int dx_lint_source_ranges(const dx_ref *r, dx_buf *problems)
     return bad;
 }
 
+#define PROBLEM(...)                                                                               \
+    do {                                                                                           \
+        dx_buf_addf(problems, __VA_ARGS__);                                                        \
+        dx_buf_addc(problems, '\n');                                                               \
+        bad = 1;                                                                                   \
+    } while (0)
+
+/* Does the pattern have a capture of that name? */
+static int has_capture(const char *pattern, const char *name)
+{
+    dx_buf b = {0};
+    dx_buf_addf(&b, "(?<%s>", name);
+    int found = b.p && strstr(pattern, b.p) != NULL;
+    dx_buf_fini(&b);
+    return found;
+}
+
+static int signal_index(const dx_ref *r, const char *id)
+{
+    for (size_t i = 0; i < r->nsignals; i++)
+        if (!strcmp(r->signals[i].id, id))
+            return (int)i;
+    return -1;
+}
+
+int dx_lint_conditions(const dx_ref *r, dx_buf *problems)
+{
+    int bad = 0;
+    const char *f = r->file ? r->file : r->id;
+    for (size_t i = 0; i < r->nsignals; i++) {
+        const dx_signal *s = &r->signals[i];
+        const dx_sigcond *c = r->conds ? &r->conds[i] : NULL;
+        int any = c && DX_SIGCOND_ANY(c);
+        if (any && !strcmp(r->kind, "noise"))
+            PROBLEM("%s: signal '%s': a known-harmless line takes no condition", f, s->id);
+        if (s->role == DX_ROLE_MARKER) {
+            int named = 0;
+            for (size_t k = 0; r->conds && k < r->nsignals; k++) {
+                const dx_sigcond *o = &r->conds[k];
+                named |= k != i && ((o->after && !strcmp(o->after, s->id)) ||
+                                    (o->not_followed_by && !strcmp(o->not_followed_by, s->id)));
+            }
+            if (s->weight != 0)
+                PROBLEM("%s: signal '%s': a marker is no evidence; give it weight 0", f, s->id);
+            if (any)
+                PROBLEM("%s: signal '%s': a marker takes no condition", f, s->id);
+            if (!named)
+                PROBLEM("%s: signal '%s': no signal's after or not_followed_by names this marker",
+                        f, s->id);
+        }
+        if (!any)
+            continue;
+        const char *const seq[][2] = {{"after", c->after}, {"not_followed_by", c->not_followed_by}};
+        for (size_t k = 0; k < DX_ARRAY_LEN(seq); k++) {
+            if (!seq[k][1])
+                continue;
+            int at = signal_index(r, seq[k][1]);
+            if (at < 0)
+                PROBLEM("%s: signal '%s': %s names '%s', no signal of this reference", f, s->id,
+                        seq[k][0], seq[k][1]);
+            else if ((size_t)at == i)
+                PROBLEM("%s: signal '%s': %s names the signal itself", f, s->id, seq[k][0]);
+        }
+        const char *const caps[][2] = {{"repeats", c->repeats},
+                                       {"missing", c->missing},
+                                       {"out_of", c->out_of},
+                                       {"differs", c->differs}};
+        for (size_t k = 0; k < DX_ARRAY_LEN(caps); k++)
+            if (caps[k][1] && !has_capture(s->pattern, caps[k][1]))
+                PROBLEM("%s: signal '%s': %s names the capture '%s', which the pattern lacks "
+                        "((?<%s>...))",
+                        f, s->id, caps[k][0], caps[k][1], caps[k][1]);
+        if (!c->missing != !c->out_of)
+            PROBLEM("%s: signal '%s': missing and out_of go together (a capture, and the capture "
+                    "holding how many values there are)",
+                    f, s->id);
+    }
+    return bad;
+}
+
 int dx_lint_dir(const char *dir, int with_builtin, ddx_kb **out, dx_buf *problems,
                 dx_lint_stats *stats, ddx_error *err)
 {
@@ -341,8 +421,10 @@ int dx_lint_dir(const char *dir, int with_builtin, ddx_kb **out, dx_buf *problem
         bad = 1;
     if (check_facts(kb, 1, problems))
         bad = 1;
-    for (size_t i = 0; i < kb->user.n; i++)
+    for (size_t i = 0; i < kb->user.n; i++) {
         bad |= dx_lint_source_ranges(&kb->user.refs[i], problems);
+        bad |= dx_lint_conditions(&kb->user.refs[i], problems);
+    }
     /* go on as far as possible, so one run lists every problem (and a draft build still gets
      * the references that parsed) */
     if ((rc = dx_kb_build(kb, NULL, 0, err))) {

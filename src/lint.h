@@ -22,6 +22,13 @@ DX_HIDDEN int dx_lint_dir(const char *dir, int with_builtin, ddx_kb **out, dx_bu
 DX_HIDDEN int dx_prefilter_check(const ddx_kb *kb, const char *path, const char *label,
                                  dx_buf *problems);
 
+/* Checks the signals' conditions and markers (docs/reference-format.md, "Conditions on a
+ * signal"): each signal an after or not_followed_by names exists in the reference and is
+ * another; each capture a counting condition names is one the pattern has; missing comes with
+ * out_of; a marker weighs 0, has no condition and is named by some other signal; a noise
+ * reference has none. Appends one line per problem; returns 1 on a problem. */
+DX_HIDDEN int dx_lint_conditions(const dx_ref *r, dx_buf *problems);
+
 /* Checks the release ranges written in signals' sources ("path [framework first..last]",
  * docs/reference-format.md); appends one line per malformed range. Returns 1 on a problem. */
 DX_HIDDEN int dx_lint_source_ranges(const dx_ref *r, dx_buf *problems);

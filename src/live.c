@@ -288,8 +288,12 @@ int dx_live_new(dx_live **out, const ddx_kb *kb, size_t budget, ddx_error *err)
         const dx_signal *sg = kb->sigs[s];
         if (DX_SIG_IS_REF(kb->sig_ref[s])) {
             const dx_ref *r = kb->refs[kb->sig_ref[s]];
+            /* a line whose meaning depends on what comes after it (a condition, a marker) is
+               no failure while the job runs: the digest's diagnosis decides it */
+            const dx_sigcond *cd = r->conds ? &r->conds[kb->sig_idx[s]] : NULL;
             if (strcmp(r->kind, "noise") != 0 && sg->role != DX_ROLE_AGAINST &&
-                sg->role != DX_ROLE_NOISE)
+                sg->role != DX_ROLE_NOISE && sg->role != DX_ROLE_MARKER &&
+                !(cd && DX_SIGCOND_ANY(cd)))
                 lv->sigkind[s] = SK_FAIL | SK_CONTEXT;
         } else if (kb->sig_ref[s] == DX_SIG_JOB) {
             for (size_t k = 0; k < DX_ARRAY_LEN(job_sigs); k++)

@@ -336,7 +336,8 @@ static int build_doc(const dx_ref *r, doc *d, dx_buf *tmp)
     a.w = W_SIGNAL;
     a.field = F_SIGNAL;
     for (size_t s = 0; s < r->nsignals && !a.oom; s++) {
-        if (r->signals[s].role == DX_ROLE_AGAINST || r->signals[s].role == DX_ROLE_NOISE)
+        if (r->signals[s].role == DX_ROLE_AGAINST || r->signals[s].role == DX_ROLE_NOISE ||
+            r->signals[s].role == DX_ROLE_MARKER)
             continue;
         if (pattern_words(r->signals[s].pattern, tmp))
             return DDX_ENOMEM;

@@ -650,6 +650,18 @@ int ddx_kb_write_ref_json(const ddx_kb *kb, size_t i, int full, FILE *out, ddx_e
             json_object_set_new(x, "weight", json_real(s->weight));
             json_object_set_new(x, "pattern", json_string(s->pattern));
             json_object_set_new(x, "source", jstr(s->source));
+            const dx_sigcond *c = r->conds ? &r->conds[k] : NULL;
+            if (c && c->at_end)
+                json_object_set_new(x, "at_end", json_true());
+            const char *const named[][2] = {{"after", c ? c->after : NULL},
+                                            {"not_followed_by", c ? c->not_followed_by : NULL},
+                                            {"repeats", c ? c->repeats : NULL},
+                                            {"missing", c ? c->missing : NULL},
+                                            {"out_of", c ? c->out_of : NULL},
+                                            {"differs", c ? c->differs : NULL}};
+            for (size_t n = 0; n < DX_ARRAY_LEN(named); n++)
+                if (named[n][1])
+                    json_object_set_new(x, named[n][0], json_string(named[n][1]));
             json_array_append_new(sg, x);
         }
         json_object_set_new(o, "signals", sg);
@@ -657,6 +669,8 @@ int ddx_kb_write_ref_json(const ddx_kb *kb, size_t i, int full, FILE *out, ddx_e
         for (size_t k = 0; k < r->ncontext; k++) {
             json_t *c = jcond(&r->context[k]);
             json_object_set_new(c, "weight", json_real(r->context[k].weight));
+            if (r->context[k].root)
+                json_object_set_new(c, "root", json_true());
             json_array_append_new(ctx, c);
         }
         json_object_set_new(o, "context", ctx);
@@ -731,6 +745,40 @@ static void write_markdown(FILE *out, const style *s, const char *p, size_t n)
     }
 }
 
+/* A signal's conditions in words, under its pattern (`ddx show --verbose`). */
+static void write_conditions(FILE *out, const style *s, const char *id, const dx_sigcond *c)
+{
+    if (!c || !DX_SIGCOND_ANY(c))
+        return;
+    fprintf(out, "  %s        %s counts only", s->dim, id);
+    const char *sep = "";
+    if (c->at_end) {
+        fprintf(out, " on the last line of its input, with no failure line anywhere");
+        sep = ";";
+    }
+    if (c->after) {
+        fprintf(out, "%s after a line of '%s' in the same input", sep, c->after);
+        sep = ";";
+    }
+    if (c->not_followed_by) {
+        fprintf(out, "%s when no line of '%s' follows it in its input", sep, c->not_followed_by);
+        sep = ";";
+    }
+    if (c->repeats) {
+        fprintf(out, "%s when one value of '%s' is on two lines of one input", sep, c->repeats);
+        sep = ";";
+    }
+    if (c->missing) {
+        fprintf(out, "%s when some value 0..N-1 of '%s' is on no line (N: the largest '%s')", sep,
+                c->missing, c->out_of ? c->out_of : "?");
+        sep = ";";
+    }
+    if (c->differs)
+        fprintf(out, "%s for the one rank whose '%s' differs from every other rank's (blamed)", sep,
+                c->differs);
+    fprintf(out, "%s\n", s->off);
+}
+
 int ddx_kb_write_ref_text(const ddx_kb *kb, size_t i, int color, int verbose, FILE *out,
                           ddx_error *err)
 {
@@ -769,9 +817,19 @@ int ddx_kb_write_ref_text(const ddx_kb *kb, size_t i, int color, int verbose, FI
                 about ? " and says what was searched for real logs" : "", s.off);
     } else {
         fprintf(out, "\n%sSignals%s\n", s.bold, s.off);
-        for (size_t k = 0; k < r->nsignals; k++)
+        for (size_t k = 0; k < r->nsignals; k++) {
             fprintf(out, "  %-8s %4.1f  %s\n", dx_role_name(r->signals[k].role),
                     r->signals[k].weight, r->signals[k].pattern);
+            write_conditions(out, &s, r->signals[k].id, r->conds ? &r->conds[k] : NULL);
+        }
+        if (r->ncontext)
+            fprintf(out, "\n%sContext%s\n", s.bold, s.off);
+        for (size_t k = 0; k < r->ncontext; k++) {
+            const dx_cond *c = &r->context[k];
+            fprintf(out, "  %+5.1f  %s %s %s%s%s\n", c->weight, c->fact, dx_op_name(c->op),
+                    c->value ? c->value : "", c->root ? "  (root: the fact shows the failure)" : "",
+                    c->raise_only ? "  (raises only)" : "");
+        }
         if (r->nexamples)
             fprintf(out, "\n%sExamples%s\n", s.bold, s.off);
         for (size_t k = 0; k < r->nexamples; k++)

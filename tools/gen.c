@@ -106,6 +106,20 @@ static void emit_ref(const dx_ref *r, unsigned idx)
         }
         fputs("};\n", out);
     }
+    if (r->conds) {
+        fprintf(out, "static const dx_sigcond sc%u[] = {\n", idx);
+        for (size_t i = 0; i < r->nsignals; i++) {
+            const dx_sigcond *c = &r->conds[i];
+            fprintf(out, "    {%d, ", c->at_end);
+            const char *v[] = {c->after,   c->not_followed_by, c->repeats,
+                               c->missing, c->out_of,          c->differs};
+            for (size_t k = 0; k < DX_ARRAY_LEN(v); k++) {
+                cstr(v[k]);
+                fputs(k + 1 < DX_ARRAY_LEN(v) ? ", " : "},\n", out);
+            }
+        }
+        fputs("};\n", out);
+    }
     if (r->ncontext) {
         fprintf(out, "static const dx_cond ctx%u[] = {\n", idx);
         for (size_t i = 0; i < r->ncontext; i++) {
@@ -192,6 +206,10 @@ static void emit_ref(const dx_ref *r, unsigned idx)
         fprintf(out, "sig%u, %zu, ", idx, r->nsignals);
     else
         fputs("NULL, 0, ", out);
+    if (r->conds)
+        fprintf(out, "sc%u, ", idx);
+    else
+        fputs("NULL, ", out);
     if (r->ncontext)
         fprintf(out, "ctx%u, %zu, ", idx, r->ncontext);
     else

@@ -109,17 +109,18 @@ static int dy_mismatch(dx_job_model *jm, dy_state *st, const dx_hit *h)
     dx_hit_copy(h, "op2", op2, sizeof op2);
     dx_hit_copy(h, "sh1", sh1, sizeof sh1);
     dx_hit_copy(h, "sh2", sh2, sizeof sh2);
-    if (!strcmp(op1, op2)) {
-        if (sh1[0] && sh2[0] && strcmp(sh1, sh2) && !st->fp_diff)
+    if (strcmp(op1, op2))
+        st->fp_diff = 2;
+    else if (sh1[0] && sh2[0] && strcmp(sh1, sh2)) {
+        if (!st->fp_diff)
             st->fp_diff = 1;
-        if (sh1[0] && sh2[0] && strcmp(sh1, sh2))
-            size_mismatch(st, op1,
-                          "the collective-mismatch report: rank %lld runs %s of shape [%s] while "
-                          "rank %lld runs it of shape [%s]",
-                          dx_hit_ll(h, "r1", -1), op1, sh1, dx_hit_ll(h, "r2", -1), sh2);
-        return DDX_OK;
+        size_mismatch(st, op1,
+                      "the collective-mismatch report: rank %lld runs %s of shape [%s] while rank "
+                      "%lld runs it of shape [%s]",
+                      dx_hit_ll(h, "r1", -1), op1, sh1, dx_hit_ll(h, "r2", -1), sh2);
     }
-    st->fp_diff = 2;
+    /* each rank's operation, for the rank alone in its own (a report of one operation on both
+       sides still tells both ranks' operation) */
     for (int k = 1; k <= 2; k++) {
         char rn[4], on[4];
         snprintf(rn, sizeof rn, "r%d", k);
