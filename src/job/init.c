@@ -4,7 +4,7 @@
  * Readings:
  *   nccl-init      each rank's host, pid, GPU and bus from NCCL's Init COMPLETE lines; the
  *                  largest communicator
- *   members        a global rank announced by two processes (Lightning's GLOBAL_RANK lines)
+ *   members        the rank of Lightning's unprefixed set-up lines (GLOBAL_RANK: g)
  *   store-barrier  processes that never reached the store-based barrier of set-up
  *   nccl-net       processes that chose different transports (IB and sockets)
  *   hosts          how many hosts the ranks ran on
@@ -73,31 +73,8 @@ const dx_reading dx_reading_nccl_init = {
 
 /* ==== members =============================================================================== */
 
-static const dx_reading_fact me_facts[] = {
-    {"job.duplicate_rank", "int",
-     "a global rank that two processes announced in Lightning's \"GLOBAL_RANK: g, MEMBER: m/n\" "
-     "lines while other ranks of that world announced none (each launcher task spawned its own "
-     "set of processes); not set after a restart"},
-};
-
-/* Lightning's process-group set-up, one line per process: "Initializing distributed:
- * GLOBAL_RANK: 1, MEMBER: 2/4" (2.x; "initializing ddp: ..." in 1.x) */
-static const dx_signal me_patterns[] = {
-    {"job-member", DX_ROLE_NOISE, 0,
-     "(?:[Ii]nitializing distributed|initializing ddp): GLOBAL_RANK: (?<g>\\d+), "
-     "MEMBER: \\d+/(?<n>\\d+)",
-     "lightning/fabric/strategies/ddp.py, lightning/pytorch/strategies/ddp.py "
-     "(_setup_distributed logs it; pytorch_lightning/plugins/training_type/ddp.py "
-     "in 1.x)",
-     0},
-};
-
-/* how many processes announced each global rank (for the first 1024), and the world size they
- * state */
-typedef struct me_state {
-    unsigned char members[1024];
-    int world;
-} me_state;
+/* (A global rank announced twice while another is missing is the references' rule: the
+ * counting conditions of torchrun-slurm-step's signal. This reading keeps the attribution.) */
 
 /* Lightning's announcement is the announcing process's own line: an unprefixed "Initializing
  * distributed: GLOBAL_RANK: 1, MEMBER: 2/4" (mp.spawn, or one console for every process) is rank
@@ -122,63 +99,11 @@ static int me_line_rank(dx_job_model *jm, void *stp, const dx_line *l)
     return i > k ? (int)r : -1;
 }
 
-/* Each process announces its global rank once: a rank announced twice was taken by two
- * processes (each launcher task started its own set), and the world never completes. */
-static int me_hit(dx_job_model *jm, void *stp, size_t row, const dx_hit *h)
-{
-    (void)jm;
-    (void)row;
-    me_state *st = stp;
-    long long g = dx_hit_ll(h, "g", -1);
-    if (g >= 0 && g < (long long)sizeof st->members) {
-        if (st->members[g] < 255)
-            st->members[g]++;
-        st->world = (int)dx_hit_ll(h, "n", 0);
-    }
-    return DDX_OK;
-}
-
-/* A global rank that two processes announced while other ranks of that world announced none.
- * Both are required, so a log read twice (a console copy next to the file) does not count. */
-static int me_publish(dx_job_model *jm, void *stp, dx_facts *f)
-{
-    const me_state *st = stp;
-    if (dx_restarts(jm))
-        return DDX_OK;
-    size_t world = st->world > 0 ? (size_t)st->world : 0;
-    if (world > sizeof st->members)
-        world = sizeof st->members;
-    int dup = -1, times = 0;
-    size_t missing = 0, first_missing = 0;
-    for (size_t g = 0; g < sizeof st->members; g++) {
-        if (st->members[g] > 1 && dup < 0) {
-            dup = (int)g;
-            times = st->members[g];
-        }
-        if (g < world && !st->members[g] && !missing++)
-            first_missing = g;
-    }
-    if (dup < 0 || !missing)
-        return DDX_OK;
-    char why[200];
-    snprintf(why, sizeof why,
-             "Lightning's 'GLOBAL_RANK: g, MEMBER: m/n' lines: global rank %d announced by %d "
-             "processes, %zu of the %zu ranks (the first: %zu) by none",
-             dup, times, missing, world, first_missing);
-    return dx_job_fact(f, "job.duplicate_rank", why, "%d", dup);
-}
-
 const dx_reading dx_reading_members = {
     .name = "members",
-    .doc = "a global rank that two processes announced at set-up while others announced none",
-    .facts = me_facts,
-    .nfacts = DX_ARRAY_LEN(me_facts),
-    .patterns = me_patterns,
-    .npatterns = DX_ARRAY_LEN(me_patterns),
-    .state_size = sizeof(me_state),
+    .doc = "the process each of Lightning's set-up lines comes from: an unprefixed "
+           "'Initializing distributed: GLOBAL_RANK: g' is rank g's own line",
     .line_rank = me_line_rank,
-    .on_hit = me_hit,
-    .publish = me_publish,
 };
 
 /* ==== store-barrier ========================================================================= */

@@ -785,6 +785,8 @@ static int mr_line(dx_job_model *jm, void *stp, const dx_line *l)
         x->total = t->v;
     if (s && x->total > 0 && x->step <= x->total && x->step == floor(x->step))
         dx_progress_note(jm, rank, (long long)x->step, (long long)x->total);
+    if (s)
+        dx_phases_note_step(jm, l);
     mr_samples(jm, rank, m, n);
     /* the index of the line's values: its step (within its epoch when both are given) */
     const dx_metric *e = first_q(m, n, DX_Q_EPOCH);

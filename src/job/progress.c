@@ -10,7 +10,8 @@
  *                   its output simply ends) while every other rank failed because a peer went
  *                   away
  *   busy-rank       the rank busy with long work of its own when a collective timed out
- *   phases          the phase a log ends in when no failure was printed (a stall)
+ *   phases          the last phase the log reached (launch, init, training, evaluation, ...);
+ *                   the stall in a phase is the references' rule (at_end signals)
  */
 #include "progress.h"
 
@@ -801,122 +802,107 @@ const dx_reading dx_reading_busy_rank = {
 /* ==== phases ================================================================================ */
 
 static const dx_reading_fact ph_facts[] = {
-    {"job.stalled_at", "string",
-     "`validation`, `generation`, `ray-start` or `first-collective`: no reference read a failure "
-     "line anywhere, and a log's last non-blank line is the one that started that phase "
-     "(Lightning's \"Validation DataLoader N:\" bar or the Trainer's \"***** Running Evaluation "
-     "*****\"; a generation bar at 0%; Ray 1.x's \"Trainer logs will be logged in:\" or a "
-     "program's \"Waiting for placement group ...\"; after NCCL's Init COMPLETE lines, a progress "
-     "bar still at 0/N: the first work over the new communicators), so the job stopped making "
-     "progress as the phase began"},
+    {"job.last_phase", "string",
+     "the phase of the last phase line read (of the input read last): `launch` (torchelastic's "
+     "rendezvous, a Ray trainer waiting for its placement group), `init` (NCCL's Init COMPLETE, "
+     "Lightning's set-up lines), `training` (a step in the metrics), `evaluation` (Lightning's "
+     "validation bar, the Trainer's evaluation banner), `generation` (a generation bar), "
+     "`checkpoint` (a trainer saving), `done` (a trainer's end-of-training message)"},
 };
 
-enum { PH_VALIDATION, PH_GENERATION, PH_RAY_START, PH_BAR_ZERO };
+enum { PH_LAUNCH, PH_INIT, PH_EVALUATION, PH_GENERATION, PH_CHECKPOINT, PH_DONE };
 
-/* lines that start a phase; the phase a stuck job is in when one is its last line */
+/* lines that start a phase (the steps of training come from the metrics reading) */
 static const dx_signal ph_patterns[] = {
-    [PH_VALIDATION] = {"job-phase-validation", DX_ROLE_NOISE, 0,
+    [PH_LAUNCH] = {"job-phase-launch", DX_ROLE_NOISE, 0,
+                   "Rendezvous'ing worker group|Starting elastic_operator with launch configs|"
+                   "INFO trainer\\.py:\\d+ -- Trainer logs will be logged in: |"
+                   "\\b[Ww]aiting for (?:the )?(?:\\w+ )?placement group\\b",
+                   "torch/distributed/elastic/agent/server/api.py (_rendezvous); "
+                   "torch/distributed/launcher/api.py (launch_agent); ray python/ray/train/"
+                   "trainer.py (Ray 1.x); RL trainers' placement-group waits",
+                   0},
+    [PH_INIT] = {"job-phase-init", DX_ROLE_NOISE, 0,
+                 "NCCL INFO (?:\\w+ )?comm 0x[0-9a-f]+ rank \\d+ nranks \\d+ cudaDev|"
+                 "All (?:DDP|distributed) processes registered\\. Starting|"
+                 "(?:[Ii]nitializing distributed|initializing ddp): GLOBAL_RANK: \\d+",
+                 "nccl src/init.cc (Init COMPLETE); lightning/fabric/strategies/ddp.py, "
+                 "lightning/pytorch/strategies/ddp.py (_setup_distributed, the registration "
+                 "banner)",
+                 0},
+    [PH_EVALUATION] = {"job-phase-evaluation", DX_ROLE_NOISE, 0,
                        "(?:\\bValidation DataLoader \\d+:|\\*{5} Running Evaluation \\*{5})",
-                       "lightning src/lightning/pytorch/loops/progress bars (the validation "
-                       "bar's description 'Validation DataLoader 0'); transformers trainer.py "
-                       "evaluation_loop ('***** Running Evaluation *****')",
+                       "lightning src/lightning/pytorch/loops (the validation bar's description "
+                       "'Validation DataLoader 0'); transformers trainer.py evaluation_loop",
                        0},
     [PH_GENERATION] = {"job-phase-generation", DX_ROLE_NOISE, 0,
-                       "\\bGenerat(?:ing|e|ion)\\b[^|\\n]{0,40}: +0%\\|",
-                       "a tqdm generation bar at 0% (TRL, DPO/PPO trainers and evaluation "
-                       "scripts that sample from the policy)",
+                       "\\bGenerat(?:ing|e|ion)\\b[^|\\n]{0,40}: +\\d+%\\|",
+                       "a tqdm generation bar (TRL, DPO/PPO trainers, evaluation scripts)", 0},
+    [PH_CHECKPOINT] = {"job-phase-checkpoint", DX_ROLE_NOISE, 0,
+                       "\\b(?:[Ss]aving (?:the )?(?:latest |best |final )?(?:model )?checkpoint|"
+                       "[Ss]aving model checkpoint to)\\b",
+                       "transformers trainer.py (_save_checkpoint: 'Saving model checkpoint to'); "
+                       "common trainer logs",
                        0},
-    [PH_RAY_START] = {"job-phase-ray-start", DX_ROLE_NOISE, 0,
-                      "INFO trainer\\.py:\\d+ -- Trainer logs will be logged in: |"
-                      "\\b[Ww]aiting for (?:the )?(?:\\w+ )?placement group\\b",
-                      "ray python/ray/train/trainer.py (Ray 1.x Trainer.start, before the "
-                      "worker group asks for its resources); the waits RL trainers log before "
-                      "pg.ready() returns (verl 'Waiting for placement group to be ready...', "
-                      "others 'to be created' or 'to be scheduled')",
-                      0},
-    /* a tqdm bar that has not completed one item: after NCCL set up its communicators, the first
-     * work that needs them */
-    [PH_BAR_ZERO] = {"job-bar-zero", DX_ROLE_NOISE, 0, "\\b0%\\|[^|]*\\| *0/\\d+ \\[",
-                     "tqdm progress bars at 0/N", 0},
+    [PH_DONE] =
+        {"job-phase-done", DX_ROLE_NOISE, 0,
+         "`Trainer\\.fit` stopped: |Training completed\\. Do not forget to share your model",
+         "lightning/pytorch/loops/fit_loop.py (rank_zero_info); transformers/trainer.py "
+         "(_inner_training_loop)",
+         0},
 };
 
-/* the names of the phases, by pattern row */
-static const char *const ph_names[] = {"validation", "generation", "ray-start", "first-collective"};
+/* the names of the phases, by pattern row; training is the metrics reading's */
+static const char *const ph_names[] = {"launch",     "init",       "evaluation",
+                                       "generation", "checkpoint", "done"};
 
-/* The latest line that starts a phase: which (a row, -1 none), where, its text, and whether it
- * is still the last non-blank line of its input. */
+/* The latest phase line: which (a name), where, its text. */
 typedef struct ph_state {
-    int phase;
+    const char *phase; /* NULL none */
     uint64_t seq;
-    int last;
-    char text[240]; /* raw bytes of the line (cleaned for display when published) */
-    size_t len;
-    char where[512];
+    char where[300];
 } ph_state;
 
 const dx_reading dx_reading_phases;
 
-static void ph_init(void *st) { ((ph_state *)st)->phase = -1; }
-
-/* A line after the latest phase start in the same input (not another logical line of the same
- * physical line, norm.c): the job went on. */
-static int ph_line(dx_job_model *jm, void *stp, const dx_line *l)
+static void ph_set(ph_state *st, const char *phase, uint64_t seq, const char *path, uint64_t line)
 {
-    (void)jm;
-    ph_state *st = stp;
-    if (st->last && st->seq != l->seq && st->seq >> 40 == l->seq >> 40 &&
-        !dx_blank(l->text, l->len))
-        st->last = 0;
-    return DDX_OK;
+    if (st->phase && seq < st->seq)
+        return;
+    st->phase = phase;
+    st->seq = seq;
+    snprintf(st->where, sizeof st->where, "the last phase line is %s:%llu", path,
+             (unsigned long long)line);
+}
+
+void dx_phases_note_step(dx_job_model *jm, const dx_line *l)
+{
+    ph_set(dx_job_state(jm, &dx_reading_phases), "training", l->seq, l->path, l->lineno);
 }
 
 static int ph_hit(dx_job_model *jm, void *stp, size_t row, const dx_hit *h)
 {
-    ph_state *st = stp;
-    /* a bar at 0/N only after NCCL communicators came up, and not over a line that names its
-     * phase */
-    if (row == PH_BAR_ZERO && (!dx_nccl_nranks(jm) || (st->seq == h->seq && st->last)))
-        return DDX_OK;
-    st->phase = (int)row;
-    st->seq = h->seq;
-    st->last = 1;
-    st->len = h->len < sizeof st->text ? h->len : sizeof st->text;
-    memcpy(st->text, h->text, st->len);
-    snprintf(st->where, sizeof st->where, "%s:%llu", h->path, (unsigned long long)h->line);
+    (void)jm;
+    ph_set(stp, ph_names[row], h->seq, h->path, h->line);
     return DDX_OK;
 }
 
-/* A log that ends, with no failure line anywhere, on the line that started a phase: the job
- * stalled there, and where it stalled is what tells the usual causes apart. */
 static int ph_publish(dx_job_model *jm, void *stp, dx_facts *f)
 {
+    (void)jm;
     const ph_state *st = stp;
-    if (st->phase < 0 || !st->last || dx_job_any_failure(jm))
-        return DDX_OK;
-    /* the line and its place as shown: valid UTF-8, cut with "..." */
-    char *text = dx_clean_text(st->text, st->len, 100);
-    char *where = dx_clean_text(st->where, strlen(st->where), 200);
-    char why[400];
-    snprintf(why, sizeof why,
-             "the log ends, with no error before it, on '%s' (%s): the job stopped making "
-             "progress as that phase began",
-             text ? text : "", where ? where : "");
-    dx_free(text);
-    dx_free(where);
-    return dx_job_fact(f, "job.stalled_at", why, "%s", ph_names[st->phase]);
+    return st->phase ? dx_job_fact(f, "job.last_phase", st->where, "%s", st->phase) : DDX_OK;
 }
 
 const dx_reading dx_reading_phases = {
     .name = "phases",
-    .doc = "the phase a log ends in (validation, generation, Ray start-up, the first collective) "
-           "when no reference read a failure line: a stall as that phase began",
+    .doc = "the last phase the log reached (launch, init, training, evaluation, generation, "
+           "checkpoint, done)",
     .facts = ph_facts,
     .nfacts = DX_ARRAY_LEN(ph_facts),
     .patterns = ph_patterns,
     .npatterns = DX_ARRAY_LEN(ph_patterns),
     .state_size = sizeof(ph_state),
-    .init = ph_init,
-    .on_line = ph_line,
     .on_hit = ph_hit,
     .publish = ph_publish,
 };

@@ -17,6 +17,10 @@ DX_HIDDEN const char *dx_progress_done_what(const dx_job_model *jm);
  * its loop ended (*closed). */
 DX_HIDDEN const char *dx_progress_bar0(const dx_job_model *jm, int *closed);
 
+/* The line l gave a step (the metrics reading): training is the latest phase when l is the
+ * latest phase line. */
+DX_HIDDEN void dx_phases_note_step(dx_job_model *jm, const dx_line *l);
+
 /* The stuck rank (-1 none); *timed is how many ranks timed out when it was seen in the logs (0
  * otherwise) and *why says why. */
 DX_HIDDEN int dx_stuck_rank(dx_job_model *jm, size_t *timed, const char **why);

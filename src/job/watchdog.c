@@ -469,12 +469,9 @@ const dx_reading dx_reading_dump_signal = {
 
 /* ==== timeout-after-loop ==================================================================== */
 
-static const dx_reading_fact al_facts[] = {
-    {"job.timeout_after_loop", "string",
-     "a watchdog timeout printed after a loop showed its end (a progress bar at N/N, "
-     "Lightning's \"`Trainer.fit` stopped\", the HF Trainer's \"Training completed\"): the "
-     "collective belongs to what follows a loop (saving, evaluation, the next epoch)"},
-};
+/* (That a timeout after a loop's end points at what follows the loop is the references' rule:
+ * their `after: loop-end` signals. This reading keeps the mechanism: the one rank that timed out
+ * there, whose collective the others, done with their loops, never joined.) */
 
 typedef struct al_state {
     int rank; /* the one rank that timed out after the loop, when no other timed out or failed */
@@ -507,23 +504,10 @@ int dx_after_loop_rank(dx_job_model *jm)
     return st->rank;
 }
 
-static int al_publish(dx_job_model *jm, void *stp, dx_facts *f)
-{
-    (void)stp;
-    const wd_state *wd = dx_job_state(jm, &dx_reading_watchdog);
-    if (!wd->after_why[0])
-        return DDX_OK;
-    return dx_job_fact(f, "job.timeout_after_loop", "line order in the job's output", "%s",
-                       wd->after_why);
-}
-
 const dx_reading dx_reading_timeout_after_loop = {
     .name = "timeout-after-loop",
-    .doc = "a watchdog timeout printed after a loop showed its end; the one rank that timed out "
-           "there while no other rank timed out or failed",
-    .facts = al_facts,
-    .nfacts = DX_ARRAY_LEN(al_facts),
+    .doc = "the one rank whose watchdog timed out after a loop showed its end while no other rank "
+           "timed out or failed (its collective is one the others never joined)",
     .state_size = sizeof(al_state),
     .finish = al_finish,
-    .publish = al_publish,
 };

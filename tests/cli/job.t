@@ -1,17 +1,18 @@
 # The job model's facts from the launcher's and the process group's set-up lines
 # (tests/data/job: lines in the formats of Lightning and torch/distributed/distributed_c10d.py).
 
-# Two processes announced global rank 0 (and 1) while ranks 2 and 3 never did.
+# Two processes announced global rank 0 (and 1) while ranks 2 and 3 never did (the counting
+# conditions of torchrun-slurm-step's signal: repeats, missing out_of).
 $ diagnose --json tests/data/job/lightning-duplicate.log
 ? 1
-> "job.duplicate_rank": 0
+> root line 'global-rank-twice'
 > "id": "torchrun-slurm-step"
 
 # The same healthy four-process start read twice (a console copy next to the file): no rank is
 # missing, so nothing is duplicated.
 $ diagnose --json tests/data/job/lightning-read-twice.log
 ? 0
-< job.duplicate_rank
+< global-rank-twice
 
 # Seven of eight processes checked in (the largest count printed): one process is missing.
 $ diagnose --json tests/data/job/barrier-one-missing.log
@@ -71,31 +72,35 @@ $ diagnose tests/data/job/system-error-one-node.log
 # A log with no failure line that ends on the line starting a phase: the job stalled there, and
 # the phase names the usual causes (validation: uneven inputs or an epoch-boundary mismatch;
 # a generation bar at 0%: generate() without synced GPUs; a Ray trainer's start: resources).
+# The references say so with at_end signals; the job model names the last phase reached.
 $ diagnose --json tests/data/job/stalled-validation.log
 ? 1
-> "job.stalled_at": "validation"
+> "signal": "ends-as-validation-begins"
+> "job.last_phase": "evaluation"
 > "id": "ddp-uneven-inputs-hang"
 > "id": "ddp-hang-epoch-boundary"
 
 $ diagnose --json tests/data/job/stalled-generation.log
 ? 1
-> "job.stalled_at": "generation"
+> "signal": "ends-as-generation-begins"
+> "job.last_phase": "generation"
 > "id": "generate-without-synced-gpus"
 
 $ diagnose --json tests/data/job/stalled-ray-start.log
 ? 1
-> "job.stalled_at": "ray-start"
+> "signal": "ends-as-ray-starts"
+> "job.last_phase": "launch"
 > "id": "ray-placement-group-timeout"
 
 # ... not when the run went on past that line, nor when an error came first (the error is the
 # finding, the stall its consequence).
 $ diagnose --json tests/data/job/validation-went-on.log
 ? 0
-< job.stalled_at
+< ends-as-validation-begins
 
-$ diagnose --json tests/data/job/stalled-after-error.log
+$ diagnose --json --all tests/data/job/stalled-after-error.log
 ? 1
-< job.stalled_at
+< ends-as-validation-begins
 > "id": "cuda-oom"
 
 # A 1-D size mismatch where one size is a whole multiple of the other up to FSDP's padding
@@ -135,26 +140,27 @@ $ diagnose --json tests/data/job/ds-kill-after-error.log
 # them never completed (the P2P path's classic hang); a bar that completed is a healthy run.
 $ diagnose --json tests/data/job/stalled-first-collective.log
 ? 1
-> "job.stalled_at": "first-collective"
+> "signal": "ends-on-first-collective"
 > "id": "nccl-p2p-unsupported"
 
 $ diagnose --json tests/data/job/first-collective-done.log
 ? 0
-< job.stalled_at
+< ends-on-first-collective
 
 # A program that logs it is waiting for a Ray placement group and prints nothing after: the
 # group was never granted; a wait followed by progress is healthy.
 $ diagnose --json tests/data/job/stalled-pg-wait.log
 ? 1
-> "job.stalled_at": "ray-start"
+> "signal": "ends-as-ray-starts"
 > "id": "ray-placement-group-timeout"
 
 $ diagnose --json tests/data/job/pg-wait-done.log
 ? 0
-< job.stalled_at
+< ends-as-ray-starts
 
-# The stalled line is shown cut at a character, not a byte: a long bar of multibyte blocks
-# still gives valid UTF-8, so the JSON keeps where the fact came from.
+# The stalled line, a long bar of multibyte blocks, is evidence of the at_end signal and its
+# text stays valid UTF-8 in the JSON.
 $ diagnose --json tests/data/job/stalled-validation-long.log
 ? 1
-> "job.stalled_at": "the log ends, with no error before it, on 'Validation DataLoader 0:
+> "signal": "ends-as-validation-begins"
+> "text": "Validation DataLoader 0:   0%|

@@ -18,6 +18,9 @@
 #   rank R FIELD ~ TEXT             ... contains TEXT
 #   no rank R                       rank R is not in "ranks"
 #   top = ID | null                 the first diagnosis
+#   evidence REF/SIGNAL             a line of reference REF's signal SIGNAL counts (ddx diagnose
+#                                   --all); "no evidence REF/SIGNAL": none does (a signal's
+#                                   condition, docs/reference-format.md, keeps it out)
 #
 #   tests/job/run.sh DDX CASE_DIR...         check the cases (one line per failure)
 #   tests/job/run.sh --coverage DDX DIR      every reading `ddx facts` lists has a folder DIR/<name>
@@ -127,7 +130,24 @@ def check(case):
         print("%s: expect.txt:%d: %s" % (name, n, msg))
         bad += 1
 
+    every = None  # the --all report, read when a line asks about a reference's evidence
+
     for n, line in body:
+        m = re.match(r"^(no )?evidence (\S+)/(\S+)$", line)
+        if m:
+            neg, ref, sig = m.groups()
+            if every is None:
+                q = subprocess.run([ddx, "diagnose", "--json", "--all"] + extra + files,
+                                   cwd=case, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                   env=dict(os.environ, TZ="UTC", LC_ALL="C"))
+                every = json.loads(q.stdout.decode("utf-8", "replace"), parse_float=str)
+            # a signal that counts is a term of its reference's score ("symptom line 'ID' at")
+            hit = any(x["id"] == ref and any(" line '%s' at " % sig in t.get("why", "")
+                                             for t in x.get("score", []))
+                      for x in every.get("diagnoses", []))
+            if bool(neg) == hit:
+                fail(n, "%s line of %s's signal %s" % ("a" if neg else "no", ref, sig))
+            continue
         m = re.match(r"^(no )?fact (\S+)(?: ([=~]) (.*))?$", line)
         if m:
             neg, fact, op, want = m.groups()

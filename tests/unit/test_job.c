@@ -24,7 +24,7 @@ static void test_registry_well_formed(void **state)
             assert_string_not_equal(rd->name, dx_readings[j]->name);
         /* a reading is seen through its patterns or every line, or derives from other readings'
          * state */
-        assert_true(rd->npatterns || rd->on_line || rd->finish || rd->publish);
+        assert_true(rd->npatterns || rd->on_line || rd->line_rank || rd->finish || rd->publish);
         assert_true(!rd->nfacts || rd->publish);
         for (size_t k = 0; k < rd->nfacts; k++) {
             assert_ptr_equal(dx_job_fact_owner(rd->facts[k].name), rd);
