@@ -344,7 +344,7 @@ int dx_norm_chunk(dx_norm *n, const char *data, size_t len, uint64_t first_line)
         p += l + 1;
     }
     /* a log pasted as a Markdown quote: most lines start with '>' */
-    int unquote = filled >= 2 && quoted * 10 >= filled * 6;
+    int unquote = filled && quoted * 10 >= filled * 6;
     for (i = 0; unquote && i < nl; i++)
         if (v[i].len && v[i].p[0] == '>') {
             size_t k = v[i].len > 1 && v[i].p[1] == ' ' ? 2 : 1;

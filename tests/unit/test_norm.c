@@ -140,9 +140,13 @@ static void test_markdown_quote(void **state)
                         "  File \"rendezvous.py\", line 126, in _tcp_rendezvous_handler");
     assert_string_equal(lline(&n, 2), "ValueError: host not found: Name or service not known");
     assert_string_equal(lline(&n, 4), "that is all");
-    /* one quoted line among ordinary ones is an ordinary line */
+    /* one quoted line among ordinary ones is an ordinary line; a lone quoted line is a quote */
     const char u[] = "a\nb\n> c\nd\n";
     assert_int_equal(dx_norm_chunk(&n, u, sizeof u - 1, 1), 0);
+    const char one[] = "> RuntimeError: the distributed NCCL backend is not available\n";
+    assert_int_equal(dx_norm_chunk(&n, one, sizeof one - 1, 1), 1);
+    assert_string_equal(lline(&n, 0),
+                        "RuntimeError: the distributed NCCL backend is not available");
     dx_norm_fini(&n);
 }
 
