@@ -150,6 +150,20 @@ static void test_markdown_quote(void **state)
     dx_norm_fini(&n);
 }
 
+static void test_syslog_colours(void **state)
+{
+    (void)state;
+    dx_norm n = {0};
+    const char t[] = "#033[2m#033[33m(raylet)#033[0m node_manager.cc:3007: 2 Workers killed\n"
+                     "plain #033 stays\n";
+    assert_int_equal(dx_norm_chunk(&n, t, sizeof t - 1, 4), 1);
+    assert_int_equal(n.nlines, 2);
+    assert_string_equal(lline(&n, 0), "(raylet) node_manager.cc:3007: 2 Workers killed");
+    assert_string_equal(lline(&n, 1), "plain #033 stays");
+    assert_int_equal(n.first[0], 4);
+    dx_norm_fini(&n);
+}
+
 static void test_body_end(void **state)
 {
     (void)state;
@@ -183,6 +197,7 @@ int main(void)
         cmocka_unit_test(test_hard_wrap),
         cmocka_unit_test(test_tables_are_not_wraps),
         cmocka_unit_test(test_markdown_quote),
+        cmocka_unit_test(test_syslog_colours),
         cmocka_unit_test(test_body_end),
         cmocka_unit_test(test_no_memory),
     };
