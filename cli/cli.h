@@ -3,6 +3,7 @@
 #define DDX_CLI_H
 
 #include "dx.h"
+#include "kb.h"
 
 typedef struct cli_args {
     int json, all, verbose, full, patterns, no_builtin;
@@ -10,8 +11,15 @@ typedef struct cli_args {
     const char *kb_dir;
     const char *category;
     double min_top1, min_top3, min_neg, min_culprit; /* -1: no floor */
+    const char *format;    /* diagnose --format: text, json, html (NULL: text) */
+    const char *html_file; /* diagnose --html FILE */
+    int port;              /* serve --port, -1: the default */
+    const char *listen;    /* serve --listen, NULL: 127.0.0.1 */
+    double max_upload_mb;  /* serve --max-upload, -1: the default */
     char **args;
     size_t nargs;
+    int argc; /* the whole command line, for running ddx-web with it */
+    char **argv;
 } cli_args;
 
 int cli_fail(const char *fmt, ...) DX_PRINTF(1, 2);
@@ -23,5 +31,15 @@ int cli_refs(cli_args *a);
 int cli_show(cli_args *a);
 int cli_lint(cli_args *a);
 int cli_eval(cli_args *a);
+/* The web commands: in ddx-web (cli/web_*.c, linked with libmicrohttpd and md4c); the static ddx
+ * runs ddx-web for them (cli/launch.c). */
+int cli_serve(cli_args *a);
+int cli_site(cli_args *a);
+/* Does reference r match `ddx refs` filters: QUERY (id, title, category or summary contain it,
+ * any case; NULL any) and --category (NULL any)? */
+int cli_ref_matches(const dx_ref *r, const char *query, const char *category);
+/* The JSON array of `ddx refs --json [--full] [--category C] [QUERY]`; returns how many. */
+size_t cli_refs_json(FILE *out, const ddx_kb *kb, const char *query, const char *category,
+                     int full);
 
 #endif

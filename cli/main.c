@@ -1,4 +1,4 @@
-/* main.c -- the ddx command line: diagnose, refs, show, lint, eval.
+/* main.c -- the ddx command line: diagnose, refs, show, lint, eval, serve, site.
  *
  * The only code that prints usage or calls exit. One table of options drives getopt_long and
  * every command's --help; each command is a function over the public API (include/ddx.h) plus
@@ -18,7 +18,9 @@ enum {
     CMD_SHOW = 1 << 2,
     CMD_LINT = 1 << 3,
     CMD_EVAL = 1 << 4,
-    CMD_ALL = 0x1f
+    CMD_SERVE = 1 << 5,
+    CMD_SITE = 1 << 6,
+    CMD_ALL = 0x7f
 };
 
 enum {
@@ -36,7 +38,12 @@ enum {
     OPT_CATEGORY,
     OPT_FULL,
     OPT_PATTERNS,
-    OPT_NO_BUILTIN
+    OPT_NO_BUILTIN,
+    OPT_FORMAT,
+    OPT_HTML,
+    OPT_PORT,
+    OPT_LISTEN,
+    OPT_MAX_UPLOAD
 };
 
 typedef struct cli_opt {
@@ -51,13 +58,25 @@ typedef struct cli_opt {
 static const cli_opt options[] = {
     {"json", no_argument, OPT_JSON, NULL, CMD_DIAGNOSE | CMD_REFS | CMD_SHOW | CMD_EVAL,
      "write JSON (for diagnose: the contract in docs/json.md)"},
+    {"format", required_argument, OPT_FORMAT, "FMT", CMD_DIAGNOSE,
+     "text (default), json (= --json) or html (one self-contained page) on standard output"},
+    {"html", required_argument, OPT_HTML, "FILE", CMD_DIAGNOSE,
+     "also write the report as one self-contained HTML page to FILE"},
     {"all", no_argument, OPT_ALL, NULL, CMD_DIAGNOSE, "also report low-confidence candidates"},
     {"verbose", no_argument, OPT_VERBOSE, NULL, CMD_DIAGNOSE | CMD_SHOW | CMD_EVAL | CMD_LINT,
      "say everything: score terms, facts, timeline (eval: every miss; show: patterns, examples)"},
-    {"kb", required_argument, OPT_KB, "DIR", CMD_DIAGNOSE | CMD_REFS | CMD_SHOW | CMD_EVAL,
+    {"kb", required_argument, OPT_KB, "DIR",
+     CMD_DIAGNOSE | CMD_REFS | CMD_SHOW | CMD_EVAL | CMD_SERVE | CMD_SITE,
      "add the references in DIR (<category>/<id>.md) to the built-in ones"},
-    {"no-builtin", no_argument, OPT_NO_BUILTIN, NULL, CMD_DIAGNOSE | CMD_REFS | CMD_SHOW | CMD_EVAL,
+    {"no-builtin", no_argument, OPT_NO_BUILTIN, NULL,
+     CMD_DIAGNOSE | CMD_REFS | CMD_SHOW | CMD_EVAL | CMD_SERVE | CMD_SITE,
      "use only the references given with --kb (to test your own knowledge base)"},
+    {"port", required_argument, OPT_PORT, "N", CMD_SERVE,
+     "the TCP port (default 8080; 0: any free port, printed at start)"},
+    {"listen", required_argument, OPT_LISTEN, "ADDR", CMD_SERVE,
+     "the address to listen on (default 127.0.0.1: this machine only)"},
+    {"max-upload", required_argument, OPT_MAX_UPLOAD, "MB", CMD_SERVE,
+     "the largest upload accepted, in MiB (default 64); read in memory, never written to disk"},
     {"color", required_argument, OPT_COLOR, "WHEN", CMD_DIAGNOSE | CMD_SHOW,
      "auto (default: on a terminal unless NO_COLOR is set), always or never"},
     {"no-color", no_argument, OPT_NO_COLOR, NULL, CMD_DIAGNOSE | CMD_SHOW, "same as --color=never"},
@@ -113,6 +132,19 @@ static const command commands[] = {
      "(expected ids, culprit rank). Reports top-1, top-3, clean negatives and culprit accuracy,\n"
      "per category. Exit status 1 when a --min-* floor is not met.",
      cli_eval},
+    {"serve", CMD_SERVE, "ddx serve [OPTIONS]",
+     "browse and search the catalogue, and diagnose uploaded logs, in a browser",
+     "Serve the catalogue as a local website: references by category with search, each\n"
+     "reference's page, a page to paste or upload a log (or an archive) and see the HTML report,\n"
+     "and the CLI's JSON under /api/ (refs, refs/ID, diagnose). Listens on 127.0.0.1 unless\n"
+     "--listen names another address. Uploads are read in memory, size-capped, never stored.\n"
+     "Stop it with Ctrl-C.",
+     cli_serve},
+    {"site", CMD_SITE, "ddx site [OPTIONS] DIR",
+     "write the catalogue as static pages to DIR (for an internal wiki or GitHub Pages)",
+     "Write the catalogue as static HTML pages to DIR (created if missing): DIR/index.html with\n"
+     "search, and DIR/ref/ID.html for each reference, with the same look as 'ddx serve'.",
+     cli_site},
 };
 
 static void print_options(FILE *out, unsigned bit)
@@ -147,6 +179,8 @@ static void usage_main(FILE *out)
           "  kubectl logs pod | ddx diagnose -  standard input\n"
           "  ddx refs nccl                      references about NCCL\n"
           "  ddx show cuda-oom                  one reference\n"
+          "  ddx diagnose --html r.html logs/   also write the report as one HTML page\n"
+          "  ddx serve                          the catalogue at http://127.0.0.1:8080/\n"
           "\nOther options: --version, --help.\n",
           out);
 }
@@ -258,6 +292,8 @@ int main(int argc, char **argv)
     cli_args a = {0};
     a.color = -1;
     a.min_top1 = a.min_top3 = a.min_neg = a.min_culprit = -1;
+    a.port = -1;
+    a.max_upload_mb = -1;
     int c;
     optind = 2;
     opterr = 0;
@@ -292,6 +328,32 @@ int main(int argc, char **argv)
         case OPT_CATEGORY:
             a.category = optarg;
             break;
+        case OPT_FORMAT:
+            a.format = optarg;
+            break;
+        case OPT_HTML:
+            a.html_file = optarg;
+            break;
+        case OPT_LISTEN:
+            a.listen = optarg;
+            break;
+        case OPT_PORT: {
+            char *end;
+            long v = strtol(optarg, &end, 10);
+            if (end == optarg || *end || v < 0 || v > 65535)
+                return cli_fail("--port takes a number from 0 to 65535, not '%s'", optarg);
+            a.port = (int)v;
+            break;
+        }
+        case OPT_MAX_UPLOAD: {
+            char *end;
+            double v = strtod(optarg, &end);
+            if (end == optarg || *end || !(v > 0) || v > 4096)
+                return cli_fail("--max-upload takes a size in MiB from 0 to 4096, not '%s'",
+                                optarg);
+            a.max_upload_mb = v;
+            break;
+        }
         case OPT_NO_COLOR:
             a.color = 0;
             break;
@@ -331,6 +393,8 @@ int main(int argc, char **argv)
             return 2;
         }
     }
+    a.argc = argc;
+    a.argv = argv;
     a.args = argv + optind;
     a.nargs = (size_t)(argc - optind);
     return cmd->run(&a);

@@ -24,6 +24,7 @@
 #include <math.h>
 #include <sys/stat.h>
 
+#include "jobview.h"
 #include "match.h"
 
 #define DX_EARLIEST_ROOT 0.7
@@ -245,7 +246,52 @@ static void event_fini(dx_event *e)
 {
     dx_free(e->text);
     dx_free(e->caps);
-    e->text = e->caps = NULL;
+    dx_free(e->before);
+    dx_free(e->after);
+    e->text = e->caps = e->before = e->after = NULL;
+}
+
+/* Up to DX_CONTEXT_LINES whole lines of the chunk [lo, hi) next to a line: the lines that end
+ * just before hi (before), or that start at lo (!before); cleaned like an event's text and
+ * joined by '\n'. NULL when there are none; *oom set when memory ran out. */
+static char *context_lines(const char *lo, const char *hi, int before, int *oom)
+{
+    dx_str v[DX_CONTEXT_LINES];
+    size_t n = 0;
+    if (before) {
+        const char *end = hi > lo ? hi - 1 : lo; /* the '\n' that ends the line before */
+        while (n < DX_CONTEXT_LINES && end > lo) {
+            const char *nl = memrchr(lo, '\n', (size_t)(end - lo));
+            const char *start = nl ? nl + 1 : lo;
+            v[n++] = (dx_str){start, (size_t)(end - start)};
+            end = nl ? nl : lo;
+        }
+        for (size_t i = 0; i < n / 2; i++) { /* nearest first: put them in reading order */
+            dx_str t = v[i];
+            v[i] = v[n - 1 - i];
+            v[n - 1 - i] = t;
+        }
+    } else {
+        const char *p = lo;
+        while (n < DX_CONTEXT_LINES && p < hi) {
+            const char *nl = memchr(p, '\n', (size_t)(hi - p));
+            const char *end = nl ? nl : hi;
+            v[n++] = (dx_str){p, (size_t)(end - p)};
+            p = end + 1;
+        }
+    }
+    dx_buf b = {0};
+    for (size_t i = 0; i < n; i++) {
+        char *t = dx_clean_text(v[i].p, v[i].n, 300);
+        if (!t || (i && dx_buf_addc(&b, '\n')) || dx_buf_add(&b, t, strlen(t))) {
+            dx_free(t);
+            dx_buf_fini(&b);
+            *oom = 1;
+            return NULL;
+        }
+        dx_free(t);
+    }
+    return n ? (char *)dx_buf_cstr(&b) : NULL;
 }
 
 static const dx_sighits no_hits;
@@ -256,8 +302,10 @@ static const dx_sighits *hits_of(const ddx_report *rep, size_t s)
     return rep->hits[s] ? rep->hits[s] : &no_hits;
 }
 
+/* Records a confirmed hit of signal sig on line (len bytes, inside the chunk [chunk, chunk_end))
+ * as an event, when it is among the signal's earliest. */
 static int record_hit(scan_state *st, uint32_t sig, const dx_event *proto, const char *line,
-                      size_t len)
+                      size_t len, const char *chunk, const char *chunk_end)
 {
     if (!st->rep->hits[sig] && !(st->rep->hits[sig] = dx_calloc(1, sizeof(dx_sighits))))
         return DDX_ENOMEM;
@@ -294,9 +342,18 @@ static int record_hit(scan_state *st, uint32_t sig, const dx_event *proto, const
         dx_free(val);
     }
     e->caps = caps.p;
+    e->before = e->after = NULL;
     h->nev++;
     if (!e->text)
         return DDX_ENOMEM;
+    if (st->kb->sigs[sig]->role != DX_ROLE_NOISE) {
+        int oom = 0;
+        e->before = context_lines(chunk, line, 1, &oom);
+        e->after =
+            line + len < chunk_end ? context_lines(line + len + 1, chunk_end, 0, &oom) : NULL;
+        if (oom)
+            return DDX_ENOMEM;
+    }
     return DDX_OK;
 }
 
@@ -357,7 +414,9 @@ static int scan_log(scan_state *st, const dx_member *m, dx_reader *r, dx_input_i
                 add_rank(&info->ranks, &info->nranks, &info->capranks, rank, 4096))
                 return DDX_ENOMEM;
             last_rank = rank;
-            if (as_log && (rc = dx_job_line(&st->rep->job, rank, &a)))
+            if (as_log && ((rc = dx_job_line(&st->rep->job, rank, &a)) ||
+                           (rc = dx_view_note_line(st->rep, rank,
+                                                   ((uint64_t)input_index << 40) | lineno, &a))))
                 return rc;
             for (; ci < ncands && cands[ci].line == off; ci++) {
                 uint32_t sig = cands[ci].sig;
@@ -396,7 +455,7 @@ static int scan_log(scan_state *st, const dx_member *m, dx_reader *r, dx_input_i
                 ev.has_time = have_last_time;
                 ev.time = last_time;
                 ev.seq = ((uint64_t)input_index << 40) | lineno;
-                if ((rc = record_hit(st, sig, &ev, line, len)))
+                if ((rc = record_hit(st, sig, &ev, line, len, c.data, c.data + c.len)))
                     return rc;
                 if (sg->role == DX_ROLE_ROOT && ev.rank >= 0 && kb->sig_ref[sig] < kb->nrefs) {
                     dx_rank *x = dx_job_rank(&st->rep->job, ev.rank);
@@ -1563,6 +1622,7 @@ int ddx_job_diagnose(ddx_job *job, int flags, ddx_report **out, ddx_error *err)
             (void)dx_frdump_work(rep->fr, rep->nfr, dx_job_add_fr_work, &rep->job);
     }
     dx_job_finish(&rep->job);
+    dx_view_finish(rep);
     if (rep->nfr) {
         rep->nfrf = dx_frdump_analyze(rep->fr, rep->nfr, rep->frf, DX_ARRAY_LEN(rep->frf));
         for (size_t i = 0; i < rep->nfrf && !rc; i++) {
@@ -1859,6 +1919,7 @@ void ddx_report_free(ddx_report *rep)
         dx_frdump_fini(&rep->fr[i]);
     dx_free(rep->fr);
     dx_facts_fini(&rep->facts);
+    dx_view_fini(rep);
     dx_free(rep);
 }
 

@@ -7,6 +7,7 @@
  * timeline). Colour only when asked (the CLI asks on a terminal without NO_COLOR).
  */
 #include "diag.h"
+#include "jobview.h"
 
 #include <jansson.h>
 #include <ctype.h>
@@ -29,26 +30,6 @@ static json_t *jtime(const dx_event *e)
     char buf[64];
     dx_time_format(&e->time, buf, sizeof buf);
     return json_string(buf);
-}
-
-/* A rank's state: failed (a root failure on it), timed out, silent (no timeout while others
- * timed out), or healthy. */
-static const char *rank_state(const ddx_report *rep, const dx_rank *x)
-{
-    if (x->first_error)
-        return "failed";
-    if (x->slow)
-        return "slow";
-    if (x->stopped)
-        return "silent";
-    if (x->timed_out)
-        return "timed out";
-    if (dx_rank_finished(x))
-        return "healthy"; /* it printed the last step of its loop: finished, not silent */
-    for (size_t r = 0; r < rep->job.nby; r++)
-        if (rep->job.by_rank[r] && rep->job.by_rank[r]->timed_out)
-            return "silent";
-    return "healthy";
 }
 
 static double round3(double v) { return round(v * 1000.0) / 1000.0; }
@@ -212,7 +193,7 @@ int ddx_report_write_json(const ddx_report *rep, FILE *out, ddx_error *err)
         json_t *o = json_object();
         char buf[64];
         json_object_set_new(o, "rank", json_integer(x->rank));
-        json_object_set_new(o, "state", json_string(rank_state(rep, x)));
+        json_object_set_new(o, "state", json_string(dx_view_rank_state(rep, x)));
         json_object_set_new(o, "host", x->host[0] ? json_string(x->host) : json_null());
         json_object_set_new(o, "cuda_dev",
                             x->cuda_dev >= 0 ? json_integer(x->cuda_dev) : json_null());
@@ -484,7 +465,7 @@ int ddx_report_write_text(const ddx_report *rep, int flags, FILE *out, ddx_error
             char t[64] = "-";
             if (x->has_time)
                 dx_time_format(&x->last_time, t, sizeof t);
-            fprintf(out, "  %5d  %-9s  last seen %s", x->rank, rank_state(rep, x), t);
+            fprintf(out, "  %5d  %-9s  last seen %s", x->rank, dx_view_rank_state(rep, x), t);
             if (x->host[0])
                 fprintf(out, "  on %s", x->host);
             if (x->cuda_dev >= 0)
