@@ -130,7 +130,10 @@ int cli_web_catalogue(FILE *out, const cli_web *w)
           "<input id=\"q\" class=\"search\" type=\"search\" placeholder=\"Search: a message, "
           "an id, a framework\" aria-label=\"Search the catalogue\" autofocus>",
           out);
-    fprintf(out, "<p id=\"count\" class=\"muted small\">%zu references</p>", kb->nrefs);
+    fprintf(out,
+            "<p id=\"count\" class=\"muted small\" aria-live=\"polite\">%zu references</p>"
+            "<ul id=\"results\" class=\"plain refs hidden\"></ul>",
+            kb->nrefs);
     const char *cat = NULL;
     for (size_t k = 0; k < kb->nrefs; k++) {
         const dx_ref *r = kb->refs[order[k]];

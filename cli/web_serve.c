@@ -28,6 +28,7 @@
 #include <netinet/in.h>
 #include <pthread.h>
 #include <signal.h>
+#include <strings.h>
 #include <sys/socket.h>
 
 #include "html.h"
@@ -63,7 +64,7 @@ typedef struct request {
     part parts[MAX_PARTS];
     size_t nparts;
     uint64_t received; /* bytes of data seen, kept or not */
-    int too_big, too_many, oom;
+    int too_big, too_many, oom, bad_form;
 } request;
 
 /* ==== replies ============================================================================== */
@@ -364,6 +365,10 @@ static enum MHD_Result upload_done(server *s, struct MHD_Connection *c, request 
                  MAX_PARTS);
         return send_error(c, s, rq->api, MHD_HTTP_CONTENT_TOO_LARGE, "Too many files", why);
     }
+    if (rq->bad_form)
+        return send_error(c, s, rq->api, MHD_HTTP_BAD_REQUEST, "Not a form",
+                          "The form could not be read; send it with the upload page or "
+                          "curl -F file=@LOG.");
     if (rq->oom)
         return send_error(c, s, rq->api, MHD_HTTP_SERVICE_UNAVAILABLE, "Out of memory",
                           "The server ran out of memory reading the upload; try a smaller one.");
@@ -427,12 +432,21 @@ static enum MHD_Result upload_start(server *s, struct MHD_Connection *c, const c
     rq->api = api;
     rq->slot = 1;
     *ctx = rq;
-    rq->pp = MHD_create_post_processor(c, 64 * 1024, on_field, rq);
-    if (!rq->pp && !api)
+    /* a form (the upload page, curl -F), or for the API the body itself as the one input */
+    const char *type =
+        MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_TYPE);
+    int multipart = type && !strncasecmp(type, "multipart/form-data", 19);
+    int urlencoded = type && !strncasecmp(type, "application/x-www-form-urlencoded", 33);
+    if (multipart || (urlencoded && !api)) {
+        if (!(rq->pp = MHD_create_post_processor(c, 64 * 1024, on_field, rq)))
+            return send_error(c, s, api, MHD_HTTP_BAD_REQUEST, "Not a form",
+                              "The form could not be read (no boundary in its Content-Type); "
+                              "send it with the upload page or curl -F file=@LOG.");
+    } else if (!api)
         return send_error(c, s, 0, MHD_HTTP_UNSUPPORTED_MEDIA_TYPE, "Not a form",
                           "Send the log with the form of the upload page.");
-    if (!rq->pp && !new_part(rq, "upload"))
-        return MHD_NO; /* the body itself is the input */
+    else
+        new_part(rq, "upload");
     return MHD_YES;
 }
 
@@ -475,8 +489,8 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
     }
     if (*size) {
         if (rq->pp) {
-            if (MHD_post_process(rq->pp, data, *size) != MHD_YES)
-                return MHD_NO; /* a malformed form: drop the connection */
+            if (!rq->bad_form && MHD_post_process(rq->pp, data, *size) != MHD_YES)
+                rq->bad_form = 1; /* read the rest, then say so */
         } else
             keep(rq, &rq->parts[0], data, *size);
         *size = 0;

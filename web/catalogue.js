@@ -1,35 +1,59 @@
 /* catalogue.js -- the only script of ddx's pages: search in the catalogue, and a size check on
    the upload form before anything is sent. Pages work without it (the whole list shows, the
    server still refuses an oversized upload). Inlined in the catalogue pages and allowed there by
-   its SHA-256 in the Content-Security-Policy; the HTML report carries no script at all. */
+   its SHA-256 in the Content-Security-Policy; the HTML report carries no script at all.
+
+   Search: every word of the query must appear in a reference's search text (data-s: id, title,
+   category, kind, frameworks, summary, the literal text of its patterns). Matches are listed
+   best first: the whole query as one phrase, then in the id or title, then the number of words
+   found in the id or title. An empty query puts every reference back in its category. */
 (function () {
   "use strict";
   function norm(s) {
-    return s.toLowerCase().replace(/[^a-z0-9_]+/g, " ").trim();
+    return " " + s.toLowerCase().replace(/[^a-z0-9_]+/g, " ").trim() + " ";
   }
   var box = document.getElementById("q");
   if (box) {
     var items = Array.prototype.slice.call(document.querySelectorAll("li[data-s]"));
     var cats = Array.prototype.slice.call(document.querySelectorAll("section.cat"));
     var count = document.getElementById("count");
-    var total = items.length;
-    items.forEach(function (li) { li.ddxText = " " + norm(li.getAttribute("data-s")) + " "; });
+    var results = document.getElementById("results");
+    items.forEach(function (li) {
+      li.ddxHome = li.parentNode;
+      li.ddxText = norm(li.getAttribute("data-s"));
+      li.ddxHead = norm(li.textContent);
+    });
+    var score = function (li, q, words) {
+      var s = 1;
+      for (var i = 0; i < words.length; i++) {
+        if (li.ddxText.indexOf(words[i]) < 0) return 0;
+        if (li.ddxHead.indexOf(words[i]) >= 0) s += 1;
+      }
+      if (li.ddxText.indexOf(q) >= 0) s += 100;
+      if (li.ddxHead.indexOf(q) >= 0) s += 50;
+      return s;
+    };
     var run = function () {
       var q = norm(box.value);
-      var words = q ? q.split(" ") : [];
-      var shown = 0;
+      var words = q.trim() ? q.trim().split(" ") : [];
+      if (!words.length) {
+        items.forEach(function (li) { li.ddxHome.appendChild(li); li.classList.remove("hidden"); });
+        cats.forEach(function (c) { c.classList.remove("hidden"); });
+        results.classList.add("hidden");
+        count.textContent = items.length + " references";
+        return;
+      }
+      var hits = [];
       items.forEach(function (li) {
-        var ok = li.ddxText.indexOf(" " + q + " ") >= 0 || li.ddxText.indexOf(q) >= 0 ||
-          words.every(function (w) { return li.ddxText.indexOf(w) >= 0; });
-        li.classList.toggle("hidden", !ok);
-        if (ok) shown++;
+        var s = score(li, q, words);
+        if (s) hits.push([s, li]);
+        else li.ddxHome.appendChild(li);
       });
-      cats.forEach(function (c) {
-        c.classList.toggle("hidden", !c.querySelector("li[data-s]:not(.hidden)"));
-      });
-      if (count) count.textContent = q ? shown + " of " + total + " references" : total + " references";
-      if (window.history && window.history.replaceState && location.protocol !== "file:")
-        window.history.replaceState(null, "", q ? "?q=" + encodeURIComponent(box.value) : location.pathname);
+      hits.sort(function (a, b) { return b[0] - a[0]; });
+      hits.forEach(function (h) { results.appendChild(h[1]); });
+      cats.forEach(function (c) { c.classList.add("hidden"); });
+      results.classList.remove("hidden");
+      count.textContent = hits.length + " of " + items.length + " references";
     };
     box.addEventListener("input", run);
     var m = /[?&]q=([^&]*)/.exec(location.search);
