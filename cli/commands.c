@@ -4,7 +4,6 @@
 #include <ctype.h>
 #include <errno.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 #include "lint.h"
 
@@ -26,23 +25,20 @@ static int write_report(const ddx_report *rep, int fmt, const cli_args *a, FILE 
     }
 }
 
-/* --html FILE: the page, written whole or not at all (a temporary file renamed over FILE). */
+/* --html FILE: the page, written straight to FILE (which may be /dev/stdout or a pipe). */
 static int write_html_file(const ddx_report *rep, const char *path)
 {
-    char tmp[4096];
-    if ((size_t)snprintf(tmp, sizeof tmp, "%s.tmp%ld", path, (long)getpid()) >= sizeof tmp)
-        return cli_fail("--html %s: the path is too long", path);
-    FILE *f = fopen(tmp, "w");
+    FILE *f = fopen(path, "w");
     if (!f)
         return cli_fail("--html %s: cannot create it: %s", path, strerror(errno));
     ddx_error e = {0};
     int rc = ddx_report_write_html(rep, 0, f, &e);
-    int closed = fclose(f);
-    if (rc || closed || rename(tmp, path)) {
-        int err = errno;
-        remove(tmp);
-        return cli_fail("--html %s: cannot write it: %s", path, rc ? e.message : strerror(err));
-    }
+    int err = errno;
+    if (fclose(f) && !rc)
+        return cli_fail("--html %s: cannot write it: %s", path, strerror(errno));
+    if (rc)
+        return cli_fail("--html %s: cannot write it: %s", path,
+                        e.message[0] ? e.message : strerror(err));
     return 0;
 }
 

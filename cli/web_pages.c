@@ -17,58 +17,123 @@
 
 /* ==== search text ========================================================================== */
 
-/* Appends the literal text of a PCRE pattern to b: escaped punctuation as itself, classes,
- * groups' syntax, quantifiers and escapes such as \d as one space. Enough for a word search. */
-static void pattern_text(dx_buf *b, const char *p)
+/* The literal text of PCRE patterns, for a word search: escaped punctuation as itself; classes,
+ * groups' syntax, quantifiers and escapes such as \d as one space. An alternation gives one of
+ * its branches, chosen by k (its last branch when it has fewer), so that writing a pattern with
+ * k = 0, 1, ... gives each branch in its place: '(?:CUDA|HIP) out of memory' gives "CUDA out of
+ * memory" and "HIP out of memory". */
+
+/* After the class, escape or group syntax at p: its end. */
+static const char *skip_class(const char *p)
 {
-    int space = 1;
-    while (*p) {
-        char c = *p;
-        char lit = 0;
+    p++;
+    if (*p == '^')
+        p++;
+    if (*p == ']')
+        p++;
+    while (*p && *p != ']')
+        p += (*p == '\\' && p[1]) ? 2 : 1;
+    return *p ? p + 1 : p;
+}
+
+/* The end of the group whose body starts at p (at its ')' or the string's end), and how many
+ * branches it has. */
+static const char *group_end(const char *p, int *branches)
+{
+    int depth = 0;
+    *branches = 1;
+    while (*p && !(depth == 0 && *p == ')')) {
+        if (*p == '\\' && p[1])
+            p += 2;
+        else if (*p == '[')
+            p = skip_class(p);
+        else {
+            depth += *p == '(';
+            depth -= *p == ')';
+            *branches += depth == 0 && *p == '|';
+            p++;
+        }
+    }
+    return p;
+}
+
+/* Writes branch min(k, branches - 1) of the group body at p; returns the group's end. */
+static const char *literal(dx_buf *b, const char *p, int k, int *most)
+{
+    int branches, branch = 0;
+    const char *end = group_end(p, &branches);
+    int want = k < branches ? k : branches - 1;
+    *most = branches > *most ? branches : *most;
+    while (p < end) {
+        char c = *p, lit = 0;
+        if (c == '|') {
+            branch++;
+            p++;
+            continue;
+        }
+        if (branch != want) { /* another branch: skip it, groups whole */
+            if (c == '\\' && p[1])
+                p += 2;
+            else if (c == '[')
+                p = skip_class(p);
+            else if (c == '(') {
+                int n;
+                p = group_end(p + 1, &n);
+                p += *p == ')';
+            } else
+                p++;
+            continue;
+        }
         if (c == '\\' && p[1]) {
             if (strchr(".()[]{}|?*+^$\\/-'\":=<>!#&%@,;`~", p[1]))
                 lit = p[1];
             p += 2;
-        } else if (c == '[') { /* a class: skip it whole */
+        } else if (c == '[')
+            p = skip_class(p);
+        else if (c == '(') {
             p++;
-            if (*p == '^')
+            if (*p == '?') { /* (?: (?<name> (?= (?i) ... */
                 p++;
-            if (*p == ']')
-                p++;
-            while (*p && *p != ']')
-                p += (*p == '\\' && p[1]) ? 2 : 1;
-            if (*p)
-                p++;
-        } else if (c == '(' && p[1] == '?') { /* (?: (?<name> (?i) (?= ... */
-            p += 2;
-            if (*p == '<' && p[1] != '=' && p[1] != '!')
-                while (*p && *p != '>')
+                if (*p == '<' && p[1] != '=' && p[1] != '!')
+                    while (*p && *p != '>')
+                        p++;
+                else if (*p != ':' && *p != '=' && *p != '!' && *p != '<')
+                    while (*p && *p != ')' && *p != ':')
+                        p++;
+                if (*p == ')') { /* a flag group such as (?i): nothing inside */
                     p++;
-            else if (*p != ':' && *p != '=' && *p != '!' && *p != '<')
-                while (*p && *p != ')' && *p != ':')
-                    p++;
-            if (*p)
-                p++;
+                    continue;
+                }
+                p += *p != '\0';
+            }
+            dx_buf_addc(b, ' ');
+            p = literal(b, p, k, most);
+            p += *p == ')';
+            dx_buf_addc(b, ' ');
+            continue;
         } else if (c == '{') {
             while (*p && *p != '}')
                 p++;
-            if (*p)
-                p++;
-        } else if (strchr("()|?*+^$.", c)) {
-            p++;
+            p += *p == '}';
         } else {
-            lit = c;
+            if (!strchr("?*+^$.", c))
+                lit = c;
             p++;
         }
-        if (lit) {
-            dx_buf_addc(b, lit);
-            space = lit == ' ';
-        } else if (!space) {
-            dx_buf_addc(b, ' ');
-            space = 1;
-        }
+        dx_buf_addc(b, lit ? lit : ' ');
     }
-    dx_buf_addc(b, ' ');
+    return end;
+}
+
+/* Appends the literal text of pattern p, once per branch of its widest alternation (at most
+ * 6 times). */
+static void pattern_text(dx_buf *b, const char *p)
+{
+    int most = 1;
+    for (int k = 0; k < most && k < 6; k++) {
+        literal(b, p, k, &most);
+        dx_buf_add(b, " | ", 3);
+    }
 }
 
 static void search_attr(FILE *out, const dx_ref *r)

@@ -3,15 +3,17 @@
 #
 # Idempotent: asks dpkg which packages are missing and installs only those,
 # through sudo when not root. Used by `make demo` and `make test`.
-# DDX_WITH_TORCH=1 (what `make test` sets) adds Debian's CPU PyTorch for the live scenario
-# tests (tests/scenarios) and clang-format for the style test.
+# DDX_WITH_TORCH=1 (what `make test` sets) adds the test-only set: Debian's CPU PyTorch for the
+# live scenario tests (tests/scenarios), clang-format for the style test, and headless Chromium
+# with its WebDriver and Selenium for the browser tests (tests/browser).
+# libmicrohttpd and md4c build ddx-web, which serves `ddx serve` and writes `ddx site`.
 set -eu
 
 pkgs="build-essential g++ cmake pkg-config libvectorscan-dev libpcre2-dev libyaml-dev \
 libjansson-dev zlib1g-dev libzstd-dev liblzma-dev libbz2-dev nettle-dev libarchive-dev \
-libcmocka-dev ripgrep hyperfine"
+libcmocka-dev libmicrohttpd-dev libmd4c-dev libmd4c-html0-dev ripgrep hyperfine"
 if [ "${DDX_WITH_TORCH:-0}" = 1 ]; then
-    pkgs="$pkgs python3 python3-torch clang-format"
+    pkgs="$pkgs python3 python3-torch clang-format chromium chromium-driver python3-selenium"
 fi
 
 missing=""

@@ -113,6 +113,17 @@ static void key_label(FILE *out, int64_t key, int64_t span)
         fprintf(out, ".%01d", (int)((key / 100000) % 10));
 }
 
+/* "2024-05-01 12:00:01.500": a time for a table (milliseconds are enough to order ranks) */
+static void short_time(FILE *out, const dx_time *t)
+{
+    if (t->month && t->year)
+        fprintf(out, "%04d-%02d-%02d ", t->year, t->month, t->day);
+    else if (t->month)
+        fprintf(out, "%02d-%02d ", t->month, t->day);
+    fprintf(out, "%02d:%02d:%02d.%03d%s", t->hour, t->min, t->sec, t->usec / 1000,
+            t->tz_known ? " UTC" : "");
+}
+
 /* ==== the verdict ========================================================================== */
 
 static void write_verdict(FILE *out, const ddx_report *rep, int flags)
@@ -215,9 +226,10 @@ static void write_verdict(FILE *out, const ddx_report *rep, int flags)
 /* ==== the timeline ========================================================================= */
 
 typedef struct axis {
-    int by_time;    /* keys are times; else positions in reading order */
-    int64_t lo, hi; /* the range drawn */
-    uint64_t *base; /* by_time == 0: lines before each input */
+    int by_time;          /* keys are times; else positions in reading order */
+    int64_t lo, hi;       /* the range drawn */
+    int64_t in_lo, in_hi; /* by_time: what lies outside is far from the job and is not drawn */
+    uint64_t *base;       /* by_time == 0: lines before each input */
     size_t nbase;
 } axis;
 
@@ -239,16 +251,80 @@ static double ax_x(const axis *ax, int64_t v)
     return TL_LEFT + f * (W - TL_LEFT - TL_RIGHT);
 }
 
-/* Where an event sits on the axis; 0 when it cannot be placed (no time on a time axis). */
+/* Where an event sits on the axis; 0 when it cannot be placed (no time on a time axis, or a
+ * time far from the job's). */
 static int ev_pos(const axis *ax, const dx_event *e, int64_t *v)
 {
-    if (ax->by_time) {
-        if (!e->has_time)
-            return 0;
-        *v = e->tkey;
-    } else
+    if (!ax->by_time) {
         *v = seq_pos(ax, e->seq);
+        return 1;
+    }
+    if (!e->has_time || e->tkey < ax->in_lo || e->tkey > ax->in_hi)
+        return 0;
+    *v = e->tkey;
     return 1;
+}
+
+static int cmp_i64(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* The time axis over the drawn ranks' spans and the events. Lines whose times lie far from the
+ * bulk of the ranks' (a line pasted from another day, a clock that jumped) would squeeze the
+ * job into a sliver: the range kept is the middle 80 % of the ranks' first and last times,
+ * widened by its own length (at least a minute) on each side. */
+static void time_axis(const ddx_report *rep, const dx_rank_view *rows, size_t n, axis *ax)
+{
+    int64_t keys[2 * TL_ROWS];
+    size_t nk = 0;
+    for (size_t i = 0; i < n; i++)
+        if (rows[i].has_first_time && rows[i].has_last_time) {
+            keys[nk++] = rows[i].first_key;
+            keys[nk++] = rows[i].last_key;
+        }
+    qsort(keys, nk, sizeof *keys, cmp_i64);
+    int64_t lo = keys[nk / 10], hi = keys[nk - 1 - nk / 10];
+    int64_t pad = hi - lo > INT64_C(60000000) ? hi - lo : INT64_C(60000000);
+    ax->in_lo = lo - pad;
+    ax->in_hi = hi + pad;
+    ax->lo = INT64_MAX;
+    ax->hi = INT64_MIN;
+    for (size_t i = 0; i < nk; i++)
+        if (keys[i] >= ax->in_lo && keys[i] <= ax->in_hi) {
+            ax->lo = keys[i] < ax->lo ? keys[i] : ax->lo;
+            ax->hi = keys[i] > ax->hi ? keys[i] : ax->hi;
+        }
+    const ddx_kb *kb = rep->kb;
+    for (size_t s = 0; s < kb->nsig; s++)
+        for (size_t k = 0; DX_SIG_IS_REF(kb->sig_ref[s]) && kb->sigs[s]->role != DX_ROLE_NOISE &&
+                           rep->hits[s] && k < rep->hits[s]->nev;
+             k++) {
+            int64_t v;
+            if (ev_pos(ax, &rep->hits[s]->ev[k], &v)) {
+                ax->lo = v < ax->lo ? v : ax->lo;
+                ax->hi = v > ax->hi ? v : ax->hi;
+            }
+        }
+    if (ax->hi <= ax->lo)
+        ax->hi = ax->lo + 1000000;
+}
+
+/* The axis in reading order: each input's lines after the previous inputs'. */
+static int order_axis(const ddx_report *rep, axis *ax)
+{
+    ax->nbase = rep->ninputs;
+    if (!(ax->base = dx_calloc(ax->nbase ? ax->nbase : 1, sizeof *ax->base)))
+        return DDX_ENOMEM;
+    uint64_t sum = 0;
+    for (size_t i = 0; i < rep->ninputs; i++) {
+        ax->base[i] = sum;
+        sum += rep->inputs[i].lines;
+    }
+    ax->lo = 1;
+    ax->hi = sum > 1 ? (int64_t)sum : 2;
+    return DDX_OK;
 }
 
 static int rank_priority(const dx_rank_view *v)
@@ -342,178 +418,111 @@ static void tl_mark(FILE *out, const ddx_report *rep, const dx_event *e, const d
     fputs(big || sig->role == DX_ROLE_ROOT ? "</title></path>" : "</title></circle>", out);
 }
 
-static void write_timeline(FILE *out, const ddx_report *rep)
+/* One rank's row: its label, the bar of its lines, its last line, its watchdog timeout. */
+static void tl_row(FILE *out, const ddx_report *rep, const axis *ax, const dx_rank_view *v,
+                   double y)
 {
-    dx_rank_view *rows = dx_calloc(TL_ROWS, sizeof *rows);
-    axis ax = {0};
-    unsigned char *seen = NULL;
-    if (!rows)
-        return;
-    size_t nall, n = pick_ranks(rep, rows, TL_ROWS, &nall);
-    const ddx_kb *kb = rep->kb;
-    size_t timed = 0;
-    for (size_t i = 0; i < n; i++)
-        timed += rows[i].has_first_time && rows[i].has_last_time;
-    ax.by_time = timed && timed * 2 >= n;
-    int have = 0;
-    if (ax.by_time) {
-        for (size_t i = 0; i < n; i++) {
-            if (!rows[i].has_first_time || !rows[i].has_last_time)
-                continue;
-            if (!have || rows[i].first_key < ax.lo)
-                ax.lo = rows[i].first_key;
-            if (!have || rows[i].last_key > ax.hi)
-                ax.hi = rows[i].last_key;
-            have = 1;
-        }
-        for (size_t s = 0; s < kb->nsig; s++)
-            for (size_t k = 0;
-                 DX_SIG_IS_REF(kb->sig_ref[s]) && rep->hits[s] && k < rep->hits[s]->nev; k++) {
-                const dx_event *e = &rep->hits[s]->ev[k];
-                if (e->has_time && kb->sigs[s]->role != DX_ROLE_NOISE) {
-                    ax.lo = have && ax.lo < e->tkey ? ax.lo : e->tkey;
-                    ax.hi = have && ax.hi > e->tkey ? ax.hi : e->tkey;
-                    have = 1;
-                }
-            }
-        if (ax.hi <= ax.lo)
-            ax.hi = ax.lo + 1000000;
-    } else {
-        ax.nbase = rep->ninputs;
-        if (!(ax.base = dx_calloc(ax.nbase ? ax.nbase : 1, sizeof *ax.base))) {
-            dx_free(rows);
-            return;
-        }
-        uint64_t sum = 0;
-        for (size_t i = 0; i < rep->ninputs; i++) {
-            ax.base[i] = sum;
-            sum += rep->inputs[i].lines;
-        }
-        ax.lo = 1;
-        ax.hi = sum > 1 ? (int64_t)sum : 2;
+    fprintf(out, "<text x=\"0\" y=\"%.1f\" dy=\".35em\"%s>rank %d%s</text>", y,
+            v->culprit ? " class=\"lbl-hi\"" : "", v->rank, v->culprit ? " ★" : "");
+    int64_t a = 0, b = 0;
+    int ok = 0;
+    if (ax->by_time && v->has_first_time && v->has_last_time) {
+        a = v->first_key < ax->in_lo ? ax->in_lo : v->first_key;
+        b = v->last_key > ax->in_hi ? ax->in_hi : v->last_key;
+        ok = a <= b;
+    } else if (!ax->by_time && v->first_seq) {
+        a = seq_pos(ax, v->first_seq);
+        b = seq_pos(ax, v->last_seq);
+        ok = 1;
     }
-    /* lines no rank can be given (a launcher's table) get a row of their own */
-    int other = 0;
-    for (size_t s = 0; s < kb->nsig && !other; s++)
-        for (size_t k = 0; DX_SIG_IS_REF(kb->sig_ref[s]) && kb->sigs[s]->role != DX_ROLE_NOISE &&
-                           rep->hits[s] && k < rep->hits[s]->nev;
-             k++) {
-            int64_t v;
-            other |= rep->hits[s]->ev[k].rank < 0 && ev_pos(&ax, &rep->hits[s]->ev[k], &v);
-        }
-    if (!n && !other) {
-        dx_free(ax.base);
-        dx_free(rows);
+    if (!ok) {
+        fprintf(out, "<text x=\"%d\" y=\"%.1f\" dy=\".35em\">(%s)</text>", TL_LEFT, y,
+                ax->by_time && v->has_first_time ? "its times lie far from the rest of the job"
+                                                 : "no time stamps");
         return;
     }
-    size_t nrows = n + (other ? 1 : 0);
-    double bottom = TL_TOP + (double)nrows * TL_ROW;
-    fputs("<section class=\"card\" id=\"timeline\"><h2>Timeline</h2>", out);
+    double x0 = ax_x(ax, a), x1 = ax_x(ax, b);
     fprintf(out,
-            "<figure><svg class=\"chart\" viewBox=\"0 0 %d %.0f\" role=\"img\" "
-            "aria-label=\"each rank's lines over %s\">",
-            W, bottom + 8, ax.by_time ? "time" : "the order they were read");
-    tl_axis_labels(out, &ax, bottom);
-    for (size_t i = 0; i < nrows; i++) {
-        double y = TL_TOP + (double)i * TL_ROW + TL_ROW / 2.0;
-        if (i == n) {
-            fprintf(out, "<text x=\"0\" y=\"%.1f\" dy=\".35em\">no rank</text>", y);
-            continue;
-        }
-        const dx_rank_view *v = &rows[i];
-        fprintf(out, "<text x=\"0\" y=\"%.1f\" dy=\".35em\"%s>rank %d%s</text>", y,
-                v->culprit ? " class=\"lbl-hi\"" : "", v->rank, v->culprit ? " ★" : "");
-        int64_t a = 0, b = 0;
-        int ok = 0;
-        if (ax.by_time && v->has_first_time && v->has_last_time) {
-            a = v->first_key;
-            b = v->last_key;
-            ok = 1;
-        } else if (!ax.by_time && v->first_seq) {
-            a = seq_pos(&ax, v->first_seq);
-            b = seq_pos(&ax, v->last_seq);
-            ok = 1;
-        }
-        if (ok) {
-            double x0 = ax_x(&ax, a), x1 = ax_x(&ax, b);
-            fprintf(out,
-                    "<rect class=\"bar%s\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
-                    "height=\"%d\"><title>rank %d: %llu lines",
-                    v->culprit || !strcmp(v->state, "failed") ? " hi" : "", x0, y - 5,
-                    x1 - x0 < 2 ? 2 : x1 - x0, 10, v->rank, (unsigned long long)v->lines);
-            fprintf(out, ", %s", v->state);
-            fputs("</title></rect>", out);
-            fprintf(out,
-                    "<line class=\"ev-end\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\">"
-                    "<title>rank %d: its last line, ",
-                    x1, y - 7, x1, y + 7, v->rank);
-            size_t in = (size_t)(v->last_seq >> 40);
-            if (v->last_seq && in < rep->ninputs) {
-                dx_html_text(out, rep->inputs[in].path);
-                fprintf(out, ":%llu",
-                        (unsigned long long)(v->last_seq & ((UINT64_C(1) << 40) - 1)));
-            }
-            if (v->has_last_time) {
-                char t[64];
-                dx_time_format(&v->last_time, t, sizeof t);
-                fprintf(out, " at %s", t);
-            }
-            fputs("</title></line>", out);
-        } else
-            fprintf(out, "<text x=\"%d\" y=\"%.1f\" dy=\".35em\">(no time stamps)</text>", TL_LEFT,
-                    y);
-        if (v->timed_out && ax.by_time && v->has_timeout_time) {
-            fprintf(out,
-                    "<circle class=\"ev-timeout\" cx=\"%.1f\" cy=\"%.1f\" r=\"6\"><title>"
-                    "rank %d: watchdog timeout",
-                    ax_x(&ax, v->timeout_key), y, v->rank);
-            if (v->timeout_op) {
-                fputs(" in ", out);
-                dx_html_text(out, v->timeout_op);
-            }
-            if (v->timeout_seq >= 0)
-                fprintf(out, " #%lld", v->timeout_seq);
-            fputs("</title></circle>", out);
-        }
+            "<rect class=\"bar%s\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"10\">"
+            "<title>rank %d: %llu lines, %s</title></rect>",
+            v->culprit || !strcmp(v->state, "failed") ? " hi" : "", x0, y - 5,
+            x1 - x0 < 2 ? 2 : x1 - x0, v->rank, (unsigned long long)v->lines, v->state);
+    fprintf(out,
+            "<line class=\"ev-end\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"><title>"
+            "rank %d: its last line, ",
+            x1, y - 7, x1, y + 7, v->rank);
+    size_t in = (size_t)(v->last_seq >> 40);
+    if (v->last_seq && in < rep->ninputs) {
+        dx_html_text(out, rep->inputs[in].path);
+        fprintf(out, ":%llu", (unsigned long long)(v->last_seq & ((UINT64_C(1) << 40) - 1)));
     }
-    /* the events: the earliest lines of every signal, one mark per role, rank and bucket */
-    seen = dx_calloc(nrows * TL_BUCKETS, 1);
+    if (v->has_last_time) {
+        fputs(" at ", out);
+        short_time(out, &v->last_time);
+    }
+    fputs("</title></line>", out);
+    if (v->timed_out && ax->by_time && v->has_timeout_time && v->timeout_key >= ax->in_lo &&
+        v->timeout_key <= ax->in_hi) {
+        fprintf(out,
+                "<circle class=\"ev-timeout\" cx=\"%.1f\" cy=\"%.1f\" r=\"6\"><title>rank %d: "
+                "watchdog timeout",
+                ax_x(ax, v->timeout_key), y, v->rank);
+        if (v->timeout_op) {
+            fputs(" in ", out);
+            dx_html_text(out, v->timeout_op);
+        }
+        if (v->timeout_seq >= 0)
+            fprintf(out, " #%lld", v->timeout_seq);
+        fputs("</title></circle>", out);
+    }
+}
+
+/* The marks of the events: the earliest lines of every signal, root lines first, one mark per
+ * role, row and 1/TL_BUCKETS of the width, at most TL_MARKS; returns the lines not drawn. */
+static size_t tl_marks(FILE *out, const ddx_report *rep, const axis *ax, const dx_rank_view *rows,
+                       size_t n, int other)
+{
+    const ddx_kb *kb = rep->kb;
+    size_t nrows = n + (other ? 1 : 0), marks = 0, skipped = 0;
+    unsigned char *seen = dx_calloc(nrows * TL_BUCKETS, 1);
     const dx_event *start = rep->nkept ? rep->f[0].first : NULL;
-    size_t marks = 0, skipped = 0;
-    for (int pass = 0; pass < 2 && seen; pass++) /* root lines first, then the others */
+    for (int pass = 0; pass < 2 && seen; pass++)
         for (size_t s = 0; s < kb->nsig; s++) {
-            if (!DX_SIG_IS_REF(kb->sig_ref[s]) || !rep->hits[s])
-                continue;
             const dx_signal *sig = kb->sigs[s];
-            if (sig->role == DX_ROLE_NOISE || (sig->role == DX_ROLE_ROOT) != (pass == 0))
+            if (!DX_SIG_IS_REF(kb->sig_ref[s]) || !rep->hits[s] || sig->role == DX_ROLE_NOISE ||
+                (sig->role == DX_ROLE_ROOT) != (pass == 0))
                 continue;
             for (size_t k = 0; k < rep->hits[s]->nev; k++) {
                 const dx_event *e = &rep->hits[s]->ev[k];
                 long row = row_of(rows, n, e->rank, other ? (long)n : -1);
                 int64_t v;
-                if (row < 0 || !ev_pos(&ax, e, &v)) {
+                if (row < 0 || !ev_pos(ax, e, &v) || (marks >= TL_MARKS && e != start)) {
                     skipped++;
                     continue;
                 }
-                double x = ax_x(&ax, v);
+                double x = ax_x(ax, v);
                 size_t b = (size_t)((x - TL_LEFT) / (W - TL_LEFT - TL_RIGHT) * (TL_BUCKETS - 1));
                 unsigned char bit = (unsigned char)(1u << (sig->role & 7));
-                if ((seen[(size_t)row * TL_BUCKETS + b] & bit) && e != start)
-                    continue;
-                if (marks >= TL_MARKS && e != start) {
-                    skipped++;
-                    continue;
-                }
-                seen[(size_t)row * TL_BUCKETS + b] |= bit;
+                unsigned char *cell = &seen[(size_t)row * TL_BUCKETS + b];
+                if ((*cell & bit) && e != start)
+                    continue; /* a mark of this kind is already there */
+                *cell |= bit;
                 marks++;
                 tl_mark(out, rep, e, kb->refs[kb->sig_ref[s]], sig, x,
                         TL_TOP + (double)row * TL_ROW + TL_ROW / 2.0, e == start);
             }
         }
+    dx_free(seen);
+    return skipped;
+}
+
+static void tl_caption(FILE *out, const ddx_report *rep, const axis *ax, size_t n, size_t nall,
+                       size_t skipped)
+{
     fputs("</svg><figcaption>", out);
-    if (ax.by_time)
-        fputs("Each bar runs from a rank's first to its last time-stamped line (the tick: its last "
-              "line). ",
+    if (ax->by_time)
+        fputs("Each bar runs from a rank's first to its last time-stamped line (the tick: its "
+              "last line). ",
               out);
     else
         fputs("The inputs carry no time stamps: the axis is the order in which lines were read, "
@@ -524,8 +533,10 @@ static void write_timeline(FILE *out, const ddx_report *rep)
         fprintf(out, "%zu of %zu ranks drawn: the culprit, failed and unusual ranks first. ", n,
                 nall);
     if (skipped)
-        fprintf(out, "%zu line%s not drawn (no time stamp or rank not drawn). ", skipped,
-                skipped == 1 ? "" : "s");
+        fprintf(out,
+                "%zu line%s not drawn (no time stamp, a time far from the rest of the job, "
+                "or a rank not drawn). ",
+                skipped, skipped == 1 ? "" : "s");
     int maxr, restarts = dx_view_restarts(rep, &maxr);
     if (restarts) {
         fprintf(out, "The launcher restarted the worker group %d time%s", restarts,
@@ -541,7 +552,52 @@ static void write_timeline(FILE *out, const ddx_report *rep)
           "last line</span><span>★ culprit (diamond: where the finding started)</span></div>"
           "</figure></section>\n",
           out);
-    dx_free(seen);
+}
+
+static void write_timeline(FILE *out, const ddx_report *rep)
+{
+    dx_rank_view *rows = dx_calloc(TL_ROWS, sizeof *rows);
+    axis ax = {0};
+    if (!rows)
+        return;
+    size_t nall, n = pick_ranks(rep, rows, TL_ROWS, &nall);
+    size_t timed = 0;
+    for (size_t i = 0; i < n; i++)
+        timed += rows[i].has_first_time && rows[i].has_last_time;
+    ax.by_time = timed && timed * 2 >= n;
+    if (ax.by_time)
+        time_axis(rep, rows, n, &ax);
+    else if (order_axis(rep, &ax)) {
+        dx_free(rows);
+        return;
+    }
+    /* lines no rank can be given (a launcher's table) get a row of their own */
+    const ddx_kb *kb = rep->kb;
+    int other = 0;
+    for (size_t s = 0; s < kb->nsig && !other; s++)
+        for (size_t k = 0; DX_SIG_IS_REF(kb->sig_ref[s]) && kb->sigs[s]->role != DX_ROLE_NOISE &&
+                           rep->hits[s] && k < rep->hits[s]->nev;
+             k++) {
+            int64_t v;
+            other |= rep->hits[s]->ev[k].rank < 0 && ev_pos(&ax, &rep->hits[s]->ev[k], &v);
+        }
+    if (n || other) {
+        size_t nrows = n + (other ? 1 : 0);
+        double bottom = TL_TOP + (double)nrows * TL_ROW;
+        fputs("<section class=\"card\" id=\"timeline\"><h2>Timeline</h2>", out);
+        fprintf(out,
+                "<figure><svg class=\"chart\" viewBox=\"0 0 %d %.0f\" role=\"img\" "
+                "aria-label=\"each rank's lines over %s\">",
+                W, bottom + 8, ax.by_time ? "time" : "the order they were read");
+        tl_axis_labels(out, &ax, bottom);
+        for (size_t i = 0; i < n; i++)
+            tl_row(out, rep, &ax, &rows[i], TL_TOP + (double)i * TL_ROW + TL_ROW / 2.0);
+        if (other)
+            fprintf(out, "<text x=\"0\" y=\"%.1f\" dy=\".35em\">no rank</text>",
+                    TL_TOP + (double)n * TL_ROW + TL_ROW / 2.0);
+        size_t skipped = tl_marks(out, rep, &ax, rows, n, other);
+        tl_caption(out, rep, &ax, n, nall, skipped);
+    }
     dx_free(ax.base);
     dx_free(rows);
 }
@@ -920,17 +976,6 @@ static void write_also(FILE *out, const ddx_report *rep, int flags)
 
 /* ==== the job ============================================================================== */
 
-/* "2024-05-01 12:00:01.500": a time for a table (milliseconds are enough to order ranks) */
-static void short_time(FILE *out, const dx_time *t)
-{
-    if (t->month && t->year)
-        fprintf(out, "%04d-%02d-%02d ", t->year, t->month, t->day);
-    else if (t->month)
-        fprintf(out, "%02d-%02d ", t->month, t->day);
-    fprintf(out, "%02d:%02d:%02d.%03d%s", t->hour, t->min, t->sec, t->usec / 1000,
-            t->tz_known ? " UTC" : "");
-}
-
 enum { COL_WHERE, COL_SEEN, COL_PROG, COL_STEP, COL_TIMEOUT, COL_ERROR, NCOLS };
 
 static const char *const col_head[NCOLS] = {"<th>where</th>",
@@ -1167,9 +1212,9 @@ static void write_toc(FILE *out, const ddx_report *rep)
         int on;
         const char *id, *text;
     } items[] = {
-        {rep->nkept > 0, "finding", "Evidence, checks, fix"},
         {timeline, "timeline", "Timeline"},
         {series, "plots", "Series"},
+        {rep->nkept > 0, "finding", "Evidence, checks, fix"},
         {rep->nkept > 1, "also", "Also possible"},
         {ranks > 1 || rep->culprit >= 0, "ranks", "Ranks"},
         {rep->facts.n || rep->noise_lines || rep->nfr, "facts", "Facts"},
@@ -1194,13 +1239,13 @@ int ddx_report_write_html(const ddx_report *rep, int flags, FILE *out, ddx_error
     dx_html_begin(out, &pg);
     write_verdict(out, rep, flags);
     write_toc(out, rep);
+    write_timeline(out, rep);
+    write_plots(out, rep);
     if (rep->nkept) {
         fputs("<section class=\"card\" id=\"finding\"><h2>What supports it</h2>", out);
         write_finding_body(out, rep, &rep->f[0], flags);
         fputs("</section>\n", out);
     }
-    write_timeline(out, rep);
-    write_plots(out, rep);
     write_also(out, rep, flags);
     write_ranks(out, rep);
     write_facts(out, rep);

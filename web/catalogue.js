@@ -5,8 +5,9 @@
 
    Search: every word of the query must appear in a reference's search text (data-s: id, title,
    category, kind, frameworks, summary, the literal text of its patterns). Matches are listed
-   best first: the whole query as one phrase, then in the id or title, then the number of words
-   found in the id or title. An empty query puts every reference back in its category. */
+   best first: those that hold the whole query as one phrase, then by the longest run of the
+   query's words found together in the id or title, then by how many of them are there. An
+   empty query puts every reference back in its category. */
 (function () {
   "use strict";
   function norm(s) {
@@ -23,15 +24,24 @@
       li.ddxText = norm(li.getAttribute("data-s"));
       li.ddxHead = norm(li.textContent);
     });
+    /* the most consecutive query words found together in text */
+    var run_in = function (text, words) {
+      var best = 0;
+      for (var i = 0; i < words.length; i++)
+        for (var j = words.length; j > i + best; j--)
+          if (text.indexOf(" " + words.slice(i, j).join(" ") + " ") >= 0) {
+            best = j - i;
+            break;
+          }
+      return best;
+    };
     var score = function (li, q, words) {
       var s = 1;
       for (var i = 0; i < words.length; i++) {
         if (li.ddxText.indexOf(words[i]) < 0) return 0;
-        if (li.ddxHead.indexOf(words[i]) >= 0) s += 1;
+        if (li.ddxHead.indexOf(" " + words[i] + " ") >= 0) s += 1;
       }
-      if (li.ddxText.indexOf(q) >= 0) s += 100;
-      if (li.ddxHead.indexOf(q) >= 0) s += 50;
-      return s;
+      return s + (li.ddxText.indexOf(q) >= 0 ? 100 : 0) + 3 * run_in(li.ddxHead, words);
     };
     var run = function () {
       var q = norm(box.value);
