@@ -241,22 +241,6 @@ static void md_out(const MD_CHAR *text, MD_SIZE size, void *ud)
     fwrite(text, 1, size, (FILE *)ud);
 }
 
-static void neighbour_link(FILE *out, const ddx_kb *kb, const char *id)
-{
-    size_t idx;
-    if (!ddx_kb_find(kb, id, &idx) && dx_html_url_ok(id)) {
-        fputs("<a href=\"", out);
-        dx_html_text(out, id);
-        fputs(".html\"><code>", out);
-        dx_html_text(out, id);
-        fputs("</code></a>", out);
-    } else {
-        fputs("<code>", out);
-        dx_html_text(out, id);
-        fputs("</code>", out);
-    }
-}
-
 static void write_signals(FILE *out, const dx_ref *r)
 {
     if (!r->nsignals)
@@ -346,11 +330,7 @@ static void write_variants(FILE *out, const dx_ref *r)
         fputs("</span></h3>", out);
         if (v->nfix) {
             fputs("<ol>", out);
-            for (size_t k = 0; k < v->nfix; k++) {
-                fputs("<li>", out);
-                dx_html_text(out, v->fix[k]);
-                fputs("</li>", out);
-            }
+            dx_html_items(out, v->fix, v->nfix);
             fputs("</ol>", out);
         }
     }
@@ -360,23 +340,12 @@ static void write_variants(FILE *out, const dx_ref *r)
 static void write_links(FILE *out, const cli_web *w, const dx_ref *r)
 {
     if (r->nneighbours) {
-        fputs("<section class=\"card\"><h2>Not to confuse with</h2><dl class=\"kv\">", out);
-        for (size_t i = 0; i < r->nneighbours; i++) {
-            fputs("<dt>", out);
-            neighbour_link(out, w->kb, r->neighbours[i].id);
-            fputs("</dt><dd>", out);
-            dx_html_text(out, r->neighbours[i].tell);
-            fputs("</dd>", out);
-        }
-        fputs("</dl></section>", out);
+        fputs("<section class=\"card\"><h2>Not to confuse with</h2>", out);
+        dx_html_neighbours(out, w->kb, r, "");
+        fputs("</section>", out);
     }
-    fputs("<section class=\"card\"><h2>Sources</h2><ul>", out);
-    for (size_t i = 0; i < r->nsources; i++) {
-        fputs("<li>", out);
-        dx_html_link(out, r->sources[i], NULL);
-        fputs("</li>", out);
-    }
-    fputs("</ul>", out);
+    fputs("<section class=\"card\"><h2>Sources</h2>", out);
+    dx_html_sources(out, r);
     if (r->nexamples) {
         fputs("<h3>Examples</h3><p class=\"muted small\">Logs that must rank this reference "
               "first (they run as tests).</p><ul>",

@@ -106,6 +106,57 @@ void dx_html_link(FILE *out, const char *url, const char *text)
     fputs("</a>", out);
 }
 
+void dx_html_ref(FILE *out, const char *prefix, const char *id)
+{
+    int link = prefix && dx_html_url_ok(id);
+    if (link) {
+        fputs("<a href=\"", out);
+        dx_html_text(out, prefix);
+        dx_html_text(out, id);
+        fputs(".html\">", out);
+    }
+    fputs("<code>", out);
+    dx_html_text(out, id);
+    fputs(link ? "</code></a>" : "</code>", out);
+}
+
+void dx_html_items(FILE *out, const char *const *v, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        fputs("<li>", out);
+        dx_html_inline(out, v[i]);
+        fputs("</li>", out);
+    }
+}
+
+void dx_html_neighbours(FILE *out, const ddx_kb *kb, const dx_ref *r, const char *prefix)
+{
+    if (!r->nneighbours)
+        return;
+    fputs("<dl class=\"kv\">", out);
+    for (size_t i = 0; i < r->nneighbours; i++) {
+        size_t idx;
+        fputs("<dt>", out);
+        dx_html_ref(out, ddx_kb_find(kb, r->neighbours[i].id, &idx) ? NULL : prefix,
+                    r->neighbours[i].id);
+        fputs("</dt><dd>", out);
+        dx_html_inline(out, r->neighbours[i].tell);
+        fputs("</dd>", out);
+    }
+    fputs("</dl>", out);
+}
+
+void dx_html_sources(FILE *out, const dx_ref *r)
+{
+    fputs("<ul>", out);
+    for (size_t i = 0; i < r->nsources; i++) {
+        fputs("<li>", out);
+        dx_html_link(out, r->sources[i], NULL);
+        fputs("</li>", out);
+    }
+    fputs("</ul>", out);
+}
+
 void dx_html_begin(FILE *out, const dx_html_page *pg)
 {
     fputs("<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"

@@ -10,6 +10,7 @@
 #define DX_HTML_H
 
 #include "dx.h"
+#include "kb.h"
 
 /* the embedded assets (generated web_assets.c) */
 extern const char dx_web_ddx_css[];
@@ -34,6 +35,17 @@ DX_HIDDEN void dx_html_textf(FILE *out, const char *fmt, ...) DX_PRINTF(2, 3);
 DX_HIDDEN int dx_html_url_ok(const char *url);
 /* <a href="url">text</a> when url is safe, else the text alone (text NULL: the url). */
 DX_HIDDEN void dx_html_link(FILE *out, const char *url, const char *text);
+
+/* <code>id</code> of a reference, linked to prefix + id + ".html" when prefix is not NULL. */
+DX_HIDDEN void dx_html_ref(FILE *out, const char *prefix, const char *id);
+/* One <li> per string of v (dx_html_inline), for a list the caller opens and closes. */
+DX_HIDDEN void dx_html_items(FILE *out, const char *const *v, size_t n);
+
+/* A reference's neighbours as a <dl>: each id (linked to prefix + id + ".html" when prefix is
+ * given and kb has that reference) and how to tell it apart. Nothing when it has none. */
+DX_HIDDEN void dx_html_neighbours(FILE *out, const ddx_kb *kb, const dx_ref *r, const char *prefix);
+/* A reference's sources as a <ul> of links. */
+DX_HIDDEN void dx_html_sources(FILE *out, const dx_ref *r);
 
 typedef struct dx_html_page {
     const char *title;      /* <title>, escaped */

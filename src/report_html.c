@@ -50,17 +50,7 @@ static int site_links(int flags) { return (flags & DDX_HTML_SITE) != 0; }
 /* A reference id, linked to its catalogue page inside the site. */
 static void ref_id(FILE *out, const char *id, int flags)
 {
-    if (site_links(flags) && dx_html_url_ok(id)) {
-        fputs("<a href=\"ref/", out);
-        dx_html_text(out, id);
-        fputs(".html\"><code>", out);
-        dx_html_text(out, id);
-        fputs("</code></a>", out);
-    } else {
-        fputs("<code>", out);
-        dx_html_text(out, id);
-        fputs("</code>", out);
-    }
+    dx_html_ref(out, site_links(flags) ? "ref/" : NULL, id);
 }
 
 static void event_time(FILE *out, const dx_event *e)
@@ -196,11 +186,7 @@ static void write_verdict(FILE *out, const ddx_report *rep, int flags)
         dx_html_text(out, rep->culprit_why);
         if (rep->nculprit_signals) {
             fputs("<ul class=\"small\">", out);
-            for (size_t i = 0; i < rep->nculprit_signals; i++) {
-                fputs("<li>", out);
-                dx_html_text(out, rep->culprit_signals[i]);
-                fputs("</li>", out);
-            }
+            dx_html_items(out, (const char *const *)rep->culprit_signals, rep->nculprit_signals);
             fputs("</ul>", out);
         }
         fputs("</dd>", out);
@@ -886,45 +872,22 @@ static void write_fix(FILE *out, const dx_finding *f)
     if (!r->nfix && !(f->variant && f->variant->nfix))
         return;
     fputs("<h3>Fix</h3><ol>", out);
-    for (size_t i = 0; f->variant && i < f->variant->nfix; i++) {
-        fputs("<li>", out);
-        dx_html_inline(out, f->variant->fix[i]);
-        fputs("</li>", out);
-    }
-    for (size_t i = 0; i < r->nfix; i++) {
-        fputs("<li>", out);
-        dx_html_inline(out, r->fix[i]);
-        fputs("</li>", out);
-    }
+    if (f->variant)
+        dx_html_items(out, f->variant->fix, f->variant->nfix);
+    dx_html_items(out, r->fix, r->nfix);
     fputs("</ol>", out);
 }
 
-static void write_neighbours(FILE *out, const dx_ref *r, int flags)
+static void write_links(FILE *out, const ddx_report *rep, const dx_ref *r, int flags)
 {
-    if (!r->nneighbours)
-        return;
-    fputs("<h3>Not to confuse with</h3><dl class=\"kv\">", out);
-    for (size_t i = 0; i < r->nneighbours; i++) {
-        fputs("<dt>", out);
-        ref_id(out, r->neighbours[i].id, flags);
-        fputs("</dt><dd>", out);
-        dx_html_inline(out, r->neighbours[i].tell);
-        fputs("</dd>", out);
+    if (r->nneighbours) {
+        fputs("<h3>Not to confuse with</h3>", out);
+        dx_html_neighbours(out, rep->kb, r, site_links(flags) ? "ref/" : NULL);
     }
-    fputs("</dl>", out);
-}
-
-static void write_sources(FILE *out, const dx_ref *r)
-{
-    if (!r->nsources)
-        return;
-    fputs("<h3>Sources</h3><ul>", out);
-    for (size_t i = 0; i < r->nsources; i++) {
-        fputs("<li>", out);
-        dx_html_link(out, r->sources[i], NULL);
-        fputs("</li>", out);
+    if (r->nsources) {
+        fputs("<h3>Sources</h3>", out);
+        dx_html_sources(out, r);
     }
-    fputs("</ul>", out);
 }
 
 static void write_score(FILE *out, const dx_finding *f)
@@ -945,8 +908,7 @@ static void write_finding_body(FILE *out, const ddx_report *rep, const dx_findin
     write_evidence(out, rep, f);
     write_checks(out, f);
     write_fix(out, f);
-    write_neighbours(out, f->ref, flags);
-    write_sources(out, f->ref);
+    write_links(out, rep, f->ref, flags);
     write_score(out, f);
 }
 
@@ -1168,12 +1130,8 @@ static void write_inputs(FILE *out, const ddx_report *rep)
 {
     fputs("<section class=\"card\" id=\"inputs\"><h2>Inputs</h2>", out);
     if (rep->nwarnings) {
-        fputs("<ul>", out);
-        for (size_t i = 0; i < rep->nwarnings; i++) {
-            fputs("<li class=\"st-timed-out\">warning: ", out);
-            dx_html_text(out, rep->warnings[i]);
-            fputs("</li>", out);
-        }
+        fputs("<h3 class=\"st-timed-out\">Warnings</h3><ul>", out);
+        dx_html_items(out, (const char *const *)rep->warnings, rep->nwarnings);
         fputs("</ul>", out);
     }
     fputs("<div class=\"scroll\"><table><thead><tr><th>input</th><th>kind</th><th>ranks</th>"
