@@ -88,7 +88,8 @@ int cli_diagnose(cli_args *a)
         cli_fail("%s", e.message[0] ? e.message : "cannot write the output");
         goto done;
     }
-    status = ddx_report_count(rep) ? 1 : 0;
+    /* a finding, or a failure the catalogue cannot place: either way the report names one */
+    status = ddx_report_count(rep) || ddx_report_unrecognised(rep) ? 1 : 0;
 done:
     ddx_report_free(rep);
     ddx_job_free(job);

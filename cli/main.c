@@ -110,7 +110,8 @@ static const command commands[] = {
      "say what happened to a job, on which rank first, and how sure ddx is",
      "Read what a failed job left (log files, folders, .gz/.zst/.xz, .tar(.gz)/.zip archives, - for\n"
      "standard input) and say what happened, on which rank first, how sure ddx is and why.\n"
-     "Exit status: 0 nothing found, 1 a finding, 2 bad usage or an unreadable input.",
+     "Exit status: 0 nothing found, 1 a finding or a failure no reference explains, 2 bad "
+     "usage or an unreadable input.",
      cli_diagnose},
     {"refs", CMD_REFS, "ddx refs [OPTIONS] [QUERY]",
      "list the known failures (references), or those matching QUERY",

@@ -87,6 +87,9 @@ DDX_API int ddx_job_diagnose(ddx_job *job, int flags, ddx_report **out, ddx_erro
 
 DDX_API void ddx_report_free(ddx_report *rep);
 DDX_API size_t ddx_report_count(const ddx_report *rep); /* diagnoses kept */
+/* 1 when the inputs show a failed job that no reference explains (the report then names the
+ * root error and the closest references instead of a finding), else 0. */
+DDX_API int ddx_report_unrecognised(const ddx_report *rep);
 DDX_API const char *ddx_report_id(const ddx_report *rep, size_t i);
 DDX_API double ddx_report_confidence(const ddx_report *rep, size_t i);
 DDX_API const char *ddx_report_level(const ddx_report *rep,

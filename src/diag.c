@@ -26,6 +26,7 @@
 
 #include "jobview.h"
 #include "match.h"
+#include "norm.h"
 
 #define DX_EARLIEST_ROOT 0.7
 #define DX_NO_ROOT 1.0
@@ -251,39 +252,54 @@ static void event_fini(dx_event *e)
     e->text = e->caps = e->before = e->after = NULL;
 }
 
-/* Up to DX_CONTEXT_LINES whole lines of the chunk [lo, hi) next to a line: the lines that end
- * just before hi (before), or that start at lo (!before); cleaned like an event's text and
- * joined by '\n'. NULL when there are none; *oom set when memory ran out. */
-static char *context_lines(const char *lo, const char *hi, int before, int *oom)
+/* Where the line being recorded sits, for the lines around it: the chunk's text [lo, hi) of
+ * whole lines, the line's index among them, and each line's number (first[i] when the chunk's
+ * lines are logical ones that may span several physical lines, else the line's number plus its
+ * offset from the recorded one). */
+typedef struct ctx_src {
+    const char *lo, *hi;
+    const uint64_t *first; /* NULL: consecutive numbers from line */
+    size_t idx;
+    uint64_t line;
+} ctx_src;
+
+static uint64_t ctx_number(const ctx_src *c, long delta)
+{
+    return c->first ? c->first[(long)c->idx + delta] : (uint64_t)((long long)c->line + delta);
+}
+
+/* Up to DX_CONTEXT_LINES lines of the chunk just before (before) or after the line at
+ * [at, at + len), each "NUMBER\tTEXT" with TEXT cleaned like an event's, joined by '\n'. NULL
+ * when there are none; *oom set when memory ran out. */
+static char *context_lines(const ctx_src *c, const char *at, size_t len, int before, int *oom)
 {
     dx_str v[DX_CONTEXT_LINES];
     size_t n = 0;
     if (before) {
-        const char *end = hi > lo ? hi - 1 : lo; /* the '\n' that ends the line before */
-        while (n < DX_CONTEXT_LINES && end > lo) {
-            const char *nl = memrchr(lo, '\n', (size_t)(end - lo));
-            const char *start = nl ? nl + 1 : lo;
+        const char *end = at > c->lo ? at - 1 : c->lo; /* the '\n' ending the line before */
+        while (n < DX_CONTEXT_LINES && end > c->lo) {
+            const char *nl = memrchr(c->lo, '\n', (size_t)(end - c->lo));
+            const char *start = nl ? nl + 1 : c->lo;
             v[n++] = (dx_str){start, (size_t)(end - start)};
-            end = nl ? nl : lo;
-        }
-        for (size_t i = 0; i < n / 2; i++) { /* nearest first: put them in reading order */
-            dx_str t = v[i];
-            v[i] = v[n - 1 - i];
-            v[n - 1 - i] = t;
+            end = nl ? nl : c->lo;
         }
     } else {
-        const char *p = lo;
-        while (n < DX_CONTEXT_LINES && p < hi) {
-            const char *nl = memchr(p, '\n', (size_t)(hi - p));
-            const char *end = nl ? nl : hi;
+        const char *p = at + len + 1;
+        while (n < DX_CONTEXT_LINES && p < c->hi) {
+            const char *nl = memchr(p, '\n', (size_t)(c->hi - p));
+            const char *end = nl ? nl : c->hi;
             v[n++] = (dx_str){p, (size_t)(end - p)};
             p = end + 1;
         }
     }
     dx_buf b = {0};
-    for (size_t i = 0; i < n; i++) {
+    for (size_t k = 0; k < n; k++) {
+        /* reading order: the lines before were found nearest first */
+        size_t i = before ? n - 1 - k : k;
+        long delta = before ? -(long)(i + 1) : (long)(i + 1);
         char *t = dx_clean_text(v[i].p, v[i].n, 300);
-        if (!t || (i && dx_buf_addc(&b, '\n')) || dx_buf_add(&b, t, strlen(t))) {
+        if (!t || (k && dx_buf_addc(&b, '\n')) ||
+            dx_buf_addf(&b, "%llu\t%s", (unsigned long long)ctx_number(c, delta), t)) {
             dx_free(t);
             dx_buf_fini(&b);
             *oom = 1;
@@ -302,14 +318,18 @@ static const dx_sighits *hits_of(const ddx_report *rep, size_t s)
     return rep->hits[s] ? rep->hits[s] : &no_hits;
 }
 
-/* Records a confirmed hit of signal sig on line (len bytes, inside the chunk [chunk, chunk_end))
- * as an event, when it is among the signal's earliest. */
+/* Records a confirmed hit of signal sig on line (len bytes, in the chunk ctx describes) as an
+ * event, when it is among the signal's earliest. */
 static int record_hit(scan_state *st, uint32_t sig, const dx_event *proto, const char *line,
-                      size_t len, const char *chunk, const char *chunk_end)
+                      size_t len, const ctx_src *ctx)
 {
     if (!st->rep->hits[sig] && !(st->rep->hits[sig] = dx_calloc(1, sizeof(dx_sighits))))
         return DDX_ENOMEM;
     dx_sighits *h = st->rep->hits[sig];
+    /* one physical line read as several logical lines (norm.c) counts once per signal */
+    if (h->count && h->last_seq == proto->seq)
+        return DDX_OK;
+    h->last_seq = proto->seq;
     h->count++;
     if (proto->rank >= 0) {
         int dup = 0;
@@ -348,9 +368,8 @@ static int record_hit(scan_state *st, uint32_t sig, const dx_event *proto, const
         return DDX_ENOMEM;
     if (st->kb->sigs[sig]->role != DX_ROLE_NOISE) {
         int oom = 0;
-        e->before = context_lines(chunk, line, 1, &oom);
-        e->after =
-            line + len < chunk_end ? context_lines(line + len + 1, chunk_end, 0, &oom) : NULL;
+        e->before = context_lines(ctx, line, len, 1, &oom);
+        e->after = context_lines(ctx, line, len, 0, &oom);
         if (oom)
             return DDX_ENOMEM;
     }
@@ -381,28 +400,42 @@ static int scan_log(scan_state *st, const dx_member *m, dx_reader *r, dx_input_i
     int last_rank = -1; /* consecutive lines of one rank skip the rank set */
     memset(&last_time, 0, sizeof last_time);
     dx_chunk c;
+    dx_norm norm = {0};
     int rc;
     while ((rc = dx_reader_next(r, &c, st->err)) > 0) {
         const dx_cand *cands;
         size_t ncands, ci = 0;
-        rc = dx_scan_chunk(st->scan, c.data, c.len, &cands, &ncands, st->err);
+        /* logical lines: what terminals, trackers and cluster frameworks did to the text undone
+         * (norm.c); each keeps the number of the physical line it starts on */
+        int logical = dx_norm_chunk(&norm, c.data, c.len, c.first_line);
+        if (logical < 0) {
+            rc = logical;
+            break;
+        }
+        const char *data = logical ? norm.out.p : c.data;
+        size_t dlen = logical ? norm.out.n : c.len;
+        rc = dx_scan_chunk(st->scan, data, dlen, &cands, &ncands, st->err);
         if (rc)
-            return rc;
+            break;
         for (size_t t = 0; t < c.ntrunc && st->rep->nwarnings < 20; t++) {
             char w[600];
             snprintf(w, sizeof w, "%s:%llu: line longer than %u KiB; only its start was read",
                      m->path, (unsigned long long)c.trunc_lines[t], DX_LINE_MAX >> 10);
             if ((rc = add_warning(st->rep, w)))
-                return rc;
+                goto done;
         }
         uint64_t lineno = c.first_line;
-        size_t off = 0;
-        while (off < c.len) {
-            const char *line = c.data + off;
-            const char *nl = memchr(line, '\n', c.len - off);
-            size_t len = nl ? (size_t)(nl - line) : c.len - off;
+        size_t off = 0, li = 0;
+        while (off < dlen) {
+            const char *line = data + off;
+            const char *nl = memchr(line, '\n', dlen - off);
+            size_t len = nl ? (size_t)(nl - line) : dlen - off;
+            if (logical)
+                lineno = norm.first[li];
+            li++;
             dx_attr a;
             dx_attrib_line(line, len, &a);
+            size_t body_end = dx_norm_body_end(line, a.body, len);
             int rank = a.rank >= 0 ? a.rank : a.local_rank >= 0 ? a.local_rank : file_rank;
             if (a.has_time) {
                 if (a.time.year)
@@ -411,21 +444,23 @@ static int scan_log(scan_state *st, const dx_member *m, dx_reader *r, dx_input_i
                 have_last_time = 1;
             }
             if (rank >= 0 && rank != last_rank &&
-                add_rank(&info->ranks, &info->nranks, &info->capranks, rank, 4096))
-                return DDX_ENOMEM;
+                add_rank(&info->ranks, &info->nranks, &info->capranks, rank, 4096)) {
+                rc = DDX_ENOMEM;
+                goto done;
+            }
             last_rank = rank;
             if (as_log && ((rc = dx_job_line(&st->rep->job, rank, &a)) ||
                            (rc = dx_view_note_line(st->rep, rank,
                                                    ((uint64_t)input_index << 40) | lineno, &a))))
-                return rc;
+                goto done;
             for (; ci < ncands && cands[ci].line == off; ci++) {
                 uint32_t sig = cands[ci].sig;
-                if (!dx_scan_confirm(st->scan, sig, line, len))
+                if (!dx_scan_confirm_line(st->scan, sig, line, len, a.body, body_end - a.body))
                     continue;
                 if (kb->sig_ref[sig] == DX_SIG_FACT) {
                     if ((rc = dx_fact_extract(kb->sig_idx[sig], st->scan, &st->rep->facts, m->path,
                                               lineno)))
-                        return rc;
+                        goto done;
                     continue;
                 }
                 if (!as_log)
@@ -438,7 +473,7 @@ static int scan_log(scan_state *st, const dx_member *m, dx_reader *r, dx_input_i
                     if ((rc = dx_job_hit(&st->rep->job, kb->sig_idx[sig], st->scan, rank, m->path,
                                          lineno, line + a.body, len - a.body,
                                          ((uint64_t)input_index << 40) | lineno)))
-                        return rc;
+                        goto done;
                     continue;
                 }
                 const dx_signal *sg = kb->sigs[sig];
@@ -455,8 +490,9 @@ static int scan_log(scan_state *st, const dx_member *m, dx_reader *r, dx_input_i
                 ev.has_time = have_last_time;
                 ev.time = last_time;
                 ev.seq = ((uint64_t)input_index << 40) | lineno;
-                if ((rc = record_hit(st, sig, &ev, line, len, c.data, c.data + c.len)))
-                    return rc;
+                ctx_src ctx = {data, data + dlen, logical ? norm.first : NULL, li - 1, lineno};
+                if ((rc = record_hit(st, sig, &ev, line, len, &ctx)))
+                    goto done;
                 if (sg->role == DX_ROLE_ROOT && ev.rank >= 0 && kb->sig_ref[sig] < kb->nrefs) {
                     dx_rank *x = dx_job_rank(&st->rep->job, ev.rank);
                     if (x && !x->first_error)
@@ -471,10 +507,12 @@ static int scan_log(scan_state *st, const dx_member *m, dx_reader *r, dx_input_i
             lineno++;
             off += len + 1;
         }
-        info->lines = lineno - 1;
+        info->lines = c.first_line + c.nlines - 1;
     }
     if (!info->bytes)
         info->bytes = dx_reader_bytes(r);
+done:
+    dx_norm_fini(&norm);
     return rc;
 }
 
@@ -1001,24 +1039,29 @@ static int score_all(ddx_report *rep)
     }
     qsort(rep->f, rep->nf, sizeof(dx_finding), cmp_finding);
     confidences(rep);
+    size_t kept = 0;
     for (size_t i = 0; i < rep->nf; i++) {
-        if (!rep->all && (rep->nkept >= DX_KEEP_MAX ||
-                          (rep->f[i].confidence < DX_KEEP_MIN && !differential(rep, i))))
+        if (kept >= DX_KEEP_MAX || (rep->f[i].confidence < DX_KEEP_MIN && !differential(rep, i)))
             break;
-        rep->nkept++;
+        kept++;
     }
-    const int kept_strong = rep->nkept > 0;
+    const int kept_strong = kept > 0;
     /* A log with a failure line that no candidate explains well: say what it could be, weakly
      * (the few best readings of that line, each marked possible), rather than nothing. A
      * candidate resting only on launcher wrappers or context is no reading of the line: it is
      * passed over (moved below the readings kept) instead of ending the list. */
-    for (size_t j = 0; !rep->all && !kept_strong && j < rep->nf && rep->nkept < DX_WEAK_MAX; j++) {
+    for (size_t j = 0; !kept_strong && j < rep->nf && kept < DX_WEAK_MAX; j++) {
         if (rep->f[j].confidence < DX_DIFF_MIN || !has_failure_line(rep, &rep->f[j]))
             continue;
-        dx_finding t = rep->f[j];
-        memmove(&rep->f[rep->nkept + 1], &rep->f[rep->nkept], (j - rep->nkept) * sizeof *rep->f);
-        rep->f[rep->nkept++] = t;
+        if (!rep->all) {
+            dx_finding t = rep->f[j];
+            memmove(&rep->f[kept + 1], &rep->f[kept], (j - kept) * sizeof *rep->f);
+            rep->f[kept] = t;
+        }
+        kept++;
     }
+    rep->nreported = kept;
+    rep->nkept = rep->all ? rep->nf : kept;
     rc = build_timeline(rep);
 done:
     dx_free(first_sig);
@@ -1162,6 +1205,9 @@ static int find_culprit(ddx_report *rep)
             }
         }
     }
+    /* no reference explains the failure, but a rank raised its own exception: the failure
+     * ddx could not place is that rank's */
+    int unplaced = !rep->nreported && rep->unrec && rep->unrec->original ? rep->unrec->rank : -1;
     /* the watchdog picture */
     size_t timed = 0;
     long long lo = -1, hi = -1;
@@ -1385,32 +1431,34 @@ static int find_culprit(ddx_report *rep)
                                               "others wait for it",
                                               top->ref->id)))
         return rc;
-    int pick = slow >= 0      ? slow
-               : desync >= 0  ? desync
-               : blamed >= 0  ? blamed
-               : root >= 0    ? root
-               : fr >= 0      ? fr
-               : coll >= 0    ? coll
-               : uneven >= 0  ? uneven
-               : stack >= 0   ? stack
-               : wd >= 0      ? wd
-               : stopped >= 0 ? stopped
-               : exc >= 0     ? exc
-               : zero >= 0    ? zero
-               : busy >= 0    ? busy
-                              : table;
+    int pick = slow >= 0       ? slow
+               : desync >= 0   ? desync
+               : blamed >= 0   ? blamed
+               : root >= 0     ? root
+               : fr >= 0       ? fr
+               : coll >= 0     ? coll
+               : uneven >= 0   ? uneven
+               : stack >= 0    ? stack
+               : wd >= 0       ? wd
+               : stopped >= 0  ? stopped
+               : exc >= 0      ? exc
+               : unplaced >= 0 ? unplaced
+               : zero >= 0     ? zero
+               : busy >= 0     ? busy
+                               : table;
     if (pick < 0)
         return DDX_OK;
     /* a launcher table alone is used only when some finding is reported */
     if (slow < 0 && blamed < 0 && fr < 0 && desync < 0 && coll < 0 && uneven < 0 && root < 0 &&
-        stack < 0 && wd < 0 && exc < 0 && zero < 0 && busy < 0 && !rep->nkept)
+        stack < 0 && wd < 0 && exc < 0 && unplaced < 0 && zero < 0 && busy < 0 && !rep->nkept &&
+        !rep->unrec)
         return DDX_OK;
     /* output that stops early alone is not enough to blame a rank when nothing failed */
     if (pick == stopped && !rep->nkept)
         return DDX_OK;
     rep->culprit = pick;
-    int all[] = {slow,  blamed, fr,      desync, coll, uneven, root,
-                 stack, wd,     stopped, exc,    zero, busy,   table};
+    int all[] = {slow, blamed,  fr,  desync,   coll, uneven, root, stack,
+                 wd,   stopped, exc, unplaced, zero, busy,   table};
     int agree = 1;
     for (size_t i = 0; i < DX_ARRAY_LEN(all); i++)
         agree &= all[i] < 0 || all[i] == pick;
@@ -1427,6 +1475,7 @@ static int find_culprit(ddx_report *rep)
              : wd >= 0       ? "the collective timeouts point at this rank"
              : stopped >= 0  ? "its output stops long before the others'"
              : exc >= 0      ? "this rank failed on its own while the others waited"
+             : unplaced >= 0 ? "the failure no reference explains is this rank's own exception"
              : zero >= 0     ? "the top finding is rank 0 working alone while the others wait"
              : busy >= 0     ? "its progress bar stops where the collective fails"
              : launcher >= 0 ? "the launcher saw this rank fail first and stopped the others"
@@ -1874,7 +1923,7 @@ int ddx_job_diagnose(ddx_job *job, int flags, ddx_report **out, ddx_error *err)
         dx_err(err, rc, "out of memory while scoring");
         goto fail;
     }
-    if ((rc = find_culprit(rep))) {
+    if ((!rep->nreported && (rc = dx_unrec_find(rep, &rep->unrec))) || (rc = find_culprit(rep))) {
         dx_err(err, rc, "out of memory");
         goto fail;
     }
@@ -1891,6 +1940,8 @@ void ddx_report_free(ddx_report *rep)
 {
     if (!rep)
         return;
+    dx_unrec_fini(rep->unrec);
+    dx_free(rep->unrec);
     for (size_t i = 0; i < rep->ninputs; i++) {
         dx_free(rep->inputs[i].path);
         dx_free(rep->inputs[i].ranks);
@@ -1924,6 +1975,8 @@ void ddx_report_free(ddx_report *rep)
 }
 
 size_t ddx_report_count(const ddx_report *rep) { return rep->nkept; }
+
+int ddx_report_unrecognised(const ddx_report *rep) { return rep->unrec != NULL; }
 
 size_t dx_report_noise(const ddx_report *rep, size_t ref, const dx_event **first)
 {

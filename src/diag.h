@@ -13,8 +13,10 @@
 #include "input.h"
 #include "job.h"
 #include "kb.h"
+#include "unrec.h"
 
-#define DX_HITS_KEEP 4 /* events kept per signal: the earliest in time */
+#define DX_HITS_KEEP 4                        /* events kept per signal: the earliest in time */
+#define DX_SEQ_LINE ((UINT64_C(1) << 40) - 1) /* the line number part of an event's seq */
 
 typedef struct dx_event {
     uint32_t input; /* index into the report's inputs */
@@ -27,8 +29,9 @@ typedef struct dx_event {
     uint64_t seq; /* order of reading: input then line */
     char *text;   /* the line, cleaned for output (valid UTF-8, at most 400 bytes) */
     char *caps;   /* "name=value, ..." of the named captures, or NULL */
-    /* up to DX_CONTEXT_LINES lines before and after it, as read in the same chunk, cleaned
-       like text and joined by '\n'; NULL when none (noise lines keep none) */
+    /* up to DX_CONTEXT_LINES lines before and after it, as read in the same chunk: each
+       "NUMBER\tTEXT" with TEXT cleaned like text, joined by '\n'; NULL when none (noise lines
+       keep none) */
     char *before, *after;
 } dx_event;
 
@@ -36,6 +39,7 @@ typedef struct dx_event {
 
 typedef struct dx_sighits {
     uint64_t count;
+    uint64_t last_seq;         /* the seq of the latest line counted */
     dx_event ev[DX_HITS_KEEP]; /* earliest first */
     size_t nev;
     int ranks[32]; /* distinct ranks that printed it (first 32) */
@@ -100,7 +104,9 @@ struct ddx_report {
     size_t ninputs, capinputs;
     dx_finding *f; /* every candidate, best first */
     size_t nf;
-    size_t nkept; /* the first nkept are reported */
+    size_t nkept;     /* the first nkept are reported */
+    size_t nreported; /* how many would be reported without DDX_DIAG_ALL */
+    dx_unrec *unrec;  /* the failure no reference explains (when nreported is 0), or NULL */
     int culprit;
     char *culprit_why;
     dx_facts facts;

@@ -10,6 +10,7 @@
 #include <math.h>
 
 #include "match.h"
+#include "unrec.h"
 
 void dx_job_model_init(dx_job_model *jm)
 {
@@ -214,6 +215,7 @@ void dx_job_model_fini(dx_job_model *jm)
         if (jm->by_rank[i]) {
             dx_free(jm->by_rank[i]->first_error);
             dx_free(jm->by_rank[i]->first_exception);
+            dx_free(jm->by_rank[i]->first_original);
             dx_free(jm->by_rank[i]->waits_in);
             dx_free(jm->by_rank[i]->coll);
             dx_free(jm->by_rank[i]->coll_caller);
@@ -221,6 +223,7 @@ void dx_job_model_fini(dx_job_model *jm)
         }
     dx_free(jm->by_rank);
     dx_free(jm->rc_where);
+    dx_free(jm->unranked_original);
     memset(jm, 0, sizeof *jm);
 }
 
@@ -1208,12 +1211,19 @@ int dx_job_hit(dx_job_model *jm, size_t i, struct dx_scan *s, int rank, const ch
         if (!launcher)
             jm->worker_exc++;
         dx_rank *x = dx_job_rank(jm, rank);
+        size_t n = len > 200 ? 200 : len;
         if (x && !x->first_exception) {
-            size_t n = len > 200 ? 200 : len;
             x->first_exception = dx_strndup(text, n);
             x->first_exception_seq = seq;
             if (!x->first_exception)
                 return DDX_ENOMEM;
+        }
+        /* the first exception that is the rank's own, not an echo of another's failure */
+        char **orig = x ? &x->first_original : &jm->unranked_original;
+        if (!launcher && !*orig && !dx_unrec_is_echo(text, len)) {
+            if (!(*orig = dx_strndup(text, n)))
+                return DDX_ENOMEM;
+            *(x ? &x->first_original_seq : &jm->unranked_original_seq) = seq;
         }
         return DDX_OK;
     }

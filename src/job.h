@@ -33,6 +33,10 @@ typedef struct dx_rank {
     char *first_error;     /* the first root line of any reference on this rank */
     char *first_exception; /* the first Python exception line printed by this rank */
     uint64_t first_exception_seq;
+    /* the first exception line that is its own failure: not an echo of another rank's
+       (dx_unrec_is_echo) nor a launcher's wrapper */
+    char *first_original;
+    uint64_t first_original_seq;
     /* per-step durations in seconds, the most recent DX_STEP_KEEP of each kind */
     float step[2][64];     /* [0] whole step, [1] time waiting for data */
     uint32_t nstep[2];     /* samples seen (the ring holds the last 64) */
@@ -96,8 +100,10 @@ typedef struct dx_job_model {
     /* a launcher reported the failures itself (mp.spawn's exception, torchelastic's failures
        dict): it stopped the other workers */
     int launcher_report;
-    int closing;         /* the agent's "Sending process N closing signal" lines */
-    int unranked_exc;    /* exception lines not attributed to any rank */
+    int closing;             /* the agent's "Sending process N closing signal" lines */
+    int unranked_exc;        /* exception lines not attributed to any rank */
+    char *unranked_original; /* the first of them that is an original failure, and where */
+    uint64_t unranked_original_seq;
     int worker_exc;      /* exception lines other than the launchers' own */
     int ds_killing;      /* the DeepSpeed launcher's "Killing subprocess N" lines */
     char table_host[64]; /* the "host :" line of the table entry being read */

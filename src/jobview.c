@@ -61,7 +61,7 @@ static const dx_rank *rank_of(const ddx_report *rep, size_t r)
 
 const char *dx_view_rank_state(const ddx_report *rep, const dx_rank *x)
 {
-    if (x->first_error)
+    if (x->first_error || x->first_original)
         return "failed";
     if (x->slow)
         return "slow";

@@ -150,6 +150,30 @@ static json_t *jfinding(const ddx_report *rep, const dx_finding *f)
     return o;
 }
 
+/* The failure no reference explains (diag.c, unrec.c), or null. */
+static json_t *junrec(const ddx_report *rep)
+{
+    const dx_unrec *u = rep->unrec;
+    if (!u)
+        return json_null();
+    int known = u->seq != DX_UNREC_NOWHERE && (size_t)(u->seq >> 40) < rep->ninputs;
+    json_t *o = json_object();
+    json_object_set_new(o, "rank", jrank(u->rank));
+    json_object_set_new(o, "path",
+                        known ? json_string(rep->inputs[u->seq >> 40].path) : json_null());
+    json_object_set_new(o, "line",
+                        known ? json_integer((json_int_t)(u->seq & DX_SEQ_LINE)) : json_null());
+    json_object_set_new(o, "text", jstr(u->text));
+    json_object_set_new(o, "exception", jstr(u->exception));
+    json_object_set_new(o, "original", json_boolean(u->original));
+    json_t *near = json_array();
+    for (size_t i = 0; i < u->nnearest; i++)
+        json_array_append_new(
+            near, json_pack("{s:s,s:s}", "id", u->nearest[i].ref->id, "why", u->nearest[i].why));
+    json_object_set_new(o, "nearest", near);
+    return o;
+}
+
 static int dump(json_t *root, FILE *out, ddx_error *err)
 {
     int rc = json_dumpf(root, out, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(6));
@@ -179,6 +203,7 @@ int ddx_report_write_json(const ddx_report *rep, FILE *out, ddx_error *err)
         json_array_append_new(inputs, o);
     }
     json_object_set_new(root, "inputs", inputs);
+    json_object_set_new(root, "unrecognised", junrec(rep));
     json_object_set_new(root, "culprit_rank", jrank(rep->culprit));
     json_object_set_new(root, "culprit_reason", jstr(rep->culprit_why));
     json_t *cs = json_array();
@@ -321,6 +346,35 @@ static void write_event_where(FILE *out, const ddx_report *rep, const dx_event *
     }
 }
 
+/* Where a finding would be: the failure no reference explains, and the closest references. */
+static void write_unrec(FILE *out, const ddx_report *rep, const style *s)
+{
+    const dx_unrec *u = rep->unrec;
+    fprintf(out,
+            "%sUnrecognised failure%s: the job failed, and no reference in the catalogue "
+            "explains it\n",
+            s->bold, s->off);
+    fputs("  ", out);
+    if (u->seq != DX_UNREC_NOWHERE && (size_t)(u->seq >> 40) < rep->ninputs)
+        fprintf(out, "%s:%llu", rep->inputs[u->seq >> 40].path,
+                (unsigned long long)(u->seq & DX_SEQ_LINE));
+    else
+        fputs("the launcher's report", out);
+    if (u->rank >= 0)
+        fprintf(out, " (rank %d)", u->rank);
+    fprintf(out, "\n    %s\n", u->text);
+    if (!u->original)
+        fputs("  This line echoes a failure elsewhere (a peer's crash, a launcher's signal): the "
+              "process that failed first left no error in the inputs.\n",
+              out);
+    if (u->nnearest) {
+        fputs("  closest references (to read, not findings):\n", out);
+        for (size_t i = 0; i < u->nnearest; i++)
+            fprintf(out, "    %s%s%s: %s\n", s->bold, u->nearest[i].ref->id, s->off,
+                    u->nearest[i].why);
+    }
+}
+
 static void write_finding(FILE *out, const ddx_report *rep, const dx_finding *f, int verbose,
                           const style *s)
 {
@@ -417,7 +471,9 @@ int ddx_report_write_text(const ddx_report *rep, int flags, FILE *out, ddx_error
     uint64_t lines = 0;
     for (size_t i = 0; i < rep->ninputs; i++)
         lines += rep->inputs[i].lines;
-    if (!rep->nkept) {
+    if (!rep->nkept && rep->unrec) {
+        write_unrec(out, rep, &s);
+    } else if (!rep->nkept) {
         fprintf(out, "No known failure found in %zu input%s (%llu lines).\n", rep->ninputs,
                 rep->ninputs == 1 ? "" : "s", (unsigned long long)lines);
         if (rep->nf && !rep->all)

@@ -765,26 +765,19 @@ static void write_plots(FILE *out, const ddx_report *rep)
 
 /* ==== a finding's blocks =================================================================== */
 
-/* The context lines of an event (text joined by '\n'), numbered from first. */
-static void ctx_lines(FILE *out, const char *text, uint64_t first)
+/* The lines around an event ("NUMBER\tTEXT" joined by '\n'), numbered. */
+static void ctx_lines(FILE *out, const char *text)
 {
-    const char *p = text;
-    while (p) {
+    for (const char *p = text; p && *p;) {
         const char *nl = strchr(p, '\n');
         size_t n = nl ? (size_t)(nl - p) : strlen(p);
-        fprintf(out, "<span class=\"n\">%llu</span>", (unsigned long long)first++);
-        dx_html_textn(out, p, n);
+        const char *tab = memchr(p, '\t', n);
+        size_t skip = tab ? (size_t)(tab - p) + 1 : 0;
+        fprintf(out, "<span class=\"n\">%.*s</span>", tab ? (int)(tab - p) : 0, p);
+        dx_html_textn(out, p + skip, n - skip);
         fputc('\n', out);
         p = nl ? nl + 1 : NULL;
     }
-}
-
-static uint64_t count_lines(const char *s)
-{
-    uint64_t n = s ? 1 : 0;
-    for (; s && *s; s++)
-        n += *s == '\n';
-    return n;
 }
 
 static void write_evidence(FILE *out, const ddx_report *rep, const dx_finding *f)
@@ -814,15 +807,12 @@ static void write_evidence(FILE *out, const ddx_report *rep, const dx_finding *f
             continue;
         }
         fputs("</summary><pre class=\"ctx\">", out);
-        uint64_t nb = count_lines(e->before);
-        if (e->before)
-            ctx_lines(out, e->before, e->line - nb);
+        ctx_lines(out, e->before);
         fprintf(out, "<span class=\"hit\"><span class=\"n\">%llu</span>",
                 (unsigned long long)e->line);
         dx_html_text(out, e->text);
         fputs("</span>", out);
-        if (e->after)
-            ctx_lines(out, e->after, e->line + 1);
+        ctx_lines(out, e->after);
         fputs("</pre></details></li>", out);
     }
     if (f->nevid > shown)

@@ -44,8 +44,9 @@ $ diagnose --json tests/data/job/view-shard.log
 > "id": "shard-viewed-whole"
 
 $ diagnose --json tests/data/job/view-not-shard.log
-? 0
+? 1
 < job.view_shard
+> "exception": "RuntimeError"
 
 # The launcher's one failed rank exited with -6 (SIGABRT) while another rank reports a watchdog
 # timeout: the watchdog took a waiting rank down, so that rank is not blamed.

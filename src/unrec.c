@@ -1,0 +1,164 @@
+/* unrec.c -- the failure ddx could not place, and the references closest to it.
+ *
+ * A failed job always says something, even when no reference fits: the report then names the
+ * root error itself. Which one: the first original exception (by reading order) on any rank,
+ * where original means neither an echo of another rank's failure (a peer that closed the
+ * connection, a reset, a watchdog or gloo timeout, an aborted communicator: the lines a
+ * waiting rank prints) nor a launcher's wrapper around a child's failure. When every
+ * exception is an echo, the first echo is named (the failing rank's own output is then not in
+ * the inputs); when there is no exception at all, the launcher's record of a failed rank
+ * (torchelastic's root-cause entry, its agent, srun) is. The closest references come from
+ * nearest.c and are only pointers for the reader.
+ */
+#include "unrec.h"
+
+#include <ctype.h>
+
+#include "diag.h"
+
+/* Lines a rank prints because another rank failed, or a launcher prints around a child's
+ * failure. Each is a wording of torch, gloo, NCCL, torchelastic, torch.multiprocessing or Ray. */
+static const char *const echoes[] = {
+    "Connection closed by peer",                    /* gloo transport/tcp/pair.cc */
+    "Connection reset by peer",                     /* gloo, TCPStore, any socket */
+    "Broken pipe",                                  /* gloo pair.cc write to a dead peer */
+    "Watchdog caught collective operation timeout", /* ProcessGroupNCCL */
+    "for recv operation to complete",               /* gloo unbound_buffer.cc timeout */
+    "for send operation to complete",
+    "Some NCCL operations have failed or timed out", /* ProcessGroupNCCL */
+    "NCCL communicator was aborted",                 /* ProcessGroupNCCL, after a peer's failure */
+    "remote process exited or there was a network error", /* NCCL remote error */
+    "ChildFailedError",                                   /* torchelastic's table */
+    "ProcessExitedException",                             /* torch.multiprocessing.spawn */
+    "ProcessRaisedException",                             /* ... whose child's traceback follows */
+    "CalledProcessError",                                 /* a launcher's subprocess.check_call */
+    "SignalException",                                    /* torchelastic's agent got a signal */
+    "KeyboardInterrupt",                                  /* the launcher's SIGINT to its workers */
+    "ActorDiedError",                                     /* Ray: another process died */
+    "RayActorError",
+};
+
+int dx_unrec_is_echo(const char *text, size_t len)
+{
+    for (size_t i = 0; i < DX_ARRAY_LEN(echoes); i++)
+        if (memmem(text, len, echoes[i], strlen(echoes[i])))
+            return 1;
+    return 0;
+}
+
+size_t dx_unrec_exception(const char *text, size_t len, const char **cls)
+{
+    static const char *const ends[] = {"Error", "Exception", "Interrupt",
+                                       "Exit",  "Failure",   "Fault"};
+    size_t i = 0, last = 0;
+    while (i < len && (isalnum((unsigned char)text[i]) || text[i] == '_' || text[i] == '.')) {
+        if (text[i] == '.')
+            last = i + 1;
+        i++;
+    }
+    if (i == 0 || (i < len && text[i] != ':' && text[i] != '('))
+        return 0;
+    size_t n = i - last;
+    for (size_t k = 0; k < DX_ARRAY_LEN(ends); k++) {
+        size_t e = strlen(ends[k]);
+        if (n >= e && !memcmp(text + i - e, ends[k], e)) {
+            *cls = text + last;
+            return n;
+        }
+    }
+    return 0;
+}
+
+void dx_unrec_fini(dx_unrec *u)
+{
+    if (!u)
+        return;
+    dx_free(u->text);
+    dx_free(u->exception);
+    memset(u, 0, sizeof *u);
+}
+
+/* ==== the root error ======================================================================= */
+
+typedef struct pick {
+    int rank;
+    uint64_t seq;
+    const char *text;
+} pick;
+
+static void consider(pick *p, int rank, uint64_t seq, const char *text)
+{
+    if (text && (!p->text || seq < p->seq))
+        *p = (pick){rank, seq, text};
+}
+
+/* "path:line" of torchelastic's root-cause entry as a seq, when its path is one of the inputs. */
+static int where_seq(const ddx_report *rep, const char *where, uint64_t *seq)
+{
+    const char *colon = where ? strrchr(where, ':') : NULL;
+    if (!colon)
+        return 0;
+    for (size_t i = 0; i < rep->ninputs; i++)
+        if (strlen(rep->inputs[i].path) == (size_t)(colon - where) &&
+            !memcmp(rep->inputs[i].path, where, (size_t)(colon - where))) {
+            *seq = (uint64_t)i << 40 | strtoull(colon + 1, NULL, 10);
+            return 1;
+        }
+    return 0;
+}
+
+int dx_unrec_find(ddx_report *rep, dx_unrec **out)
+{
+    *out = NULL;
+    const dx_job_model *jm = &rep->job;
+    pick orig = {-1, 0, NULL}, echo = {-1, 0, NULL};
+    for (size_t r = 0; r < jm->nby; r++) {
+        const dx_rank *x = jm->by_rank[r];
+        if (!x)
+            continue;
+        consider(&orig, x->rank, x->first_original_seq, x->first_original);
+        consider(&echo, x->rank, x->first_exception_seq, x->first_exception);
+    }
+    consider(&orig, -1, jm->unranked_original_seq, jm->unranked_original);
+    pick p = orig.text ? orig : echo;
+    char buf[160];
+    if (!p.text) {
+        /* no exception at all: the launcher's own record of the rank that failed */
+        int rank = jm->rc_rank >= 0  ? jm->rc_rank
+                   : jm->nagent == 1 ? jm->agent_rank
+                   : jm->nsrun == 1  ? jm->srun_rank
+                                     : -1;
+        int code = jm->rc_rank >= 0 && jm->rc_has_exitcode ? jm->rc_exitcode
+                   : jm->nagent == 1                       ? jm->agent_code
+                   : jm->nsrun == 1                        ? jm->srun_code
+                                                           : 0;
+        if (rank < 0 || code == 0)
+            return DDX_OK;
+        snprintf(buf, sizeof buf,
+                 "rank %d exited with code %d (the launcher's record; the rank's "
+                 "own output holds no error)",
+                 rank, code);
+        p.rank = rank;
+        p.text = buf;
+        if (!(jm->rc_rank >= 0 && where_seq(rep, jm->rc_where, &p.seq)))
+            p.seq = DX_UNREC_NOWHERE;
+    }
+    dx_unrec *u = dx_calloc(1, sizeof *u);
+    if (!u)
+        return DDX_ENOMEM;
+    u->rank = p.rank;
+    u->seq = p.seq;
+    u->original = orig.text != NULL;
+    size_t n = strlen(p.text);
+    const char *cls;
+    size_t cn = dx_unrec_exception(p.text, n, &cls);
+    if (!(u->text = dx_clean_text(p.text, n, 300)) ||
+        (cn && !(u->exception = dx_strndup(cls, cn))) ||
+        dx_nearest_find(rep->kb, p.text, n, u->nearest, DX_NEAREST_MAX, &u->nnearest)) {
+        dx_unrec_fini(u);
+        dx_free(u);
+        return DDX_ENOMEM;
+    }
+    *out = u;
+    return DDX_OK;
+}
