@@ -116,11 +116,60 @@ static void short_time(FILE *out, const dx_time *t)
 
 /* ==== the verdict ========================================================================== */
 
+/* No finding, but the job failed: the failure no reference explains, and the closest
+ * references (never findings). */
+static void write_unrec(FILE *out, const ddx_report *rep, int flags)
+{
+    const dx_unrec *u = rep->unrec;
+    fputs("<section class=\"card level-likely\" id=\"verdict\"><p class=\"kicker\">Diagnosis"
+          "</p><h1>Unrecognised failure</h1><p>The job failed, and no reference in the catalogue "
+          "explains it. Its root error:</p><dl class=\"kv\"><dt>Where</dt><dd>",
+          out);
+    if (u->seq != DX_UNREC_NOWHERE && (size_t)(u->seq >> 40) < rep->ninputs) {
+        dx_html_text(out, rep->inputs[u->seq >> 40].path);
+        fprintf(out, ":%llu", (unsigned long long)(u->seq & DX_SEQ_LINE));
+    } else
+        fputs("the launcher's report", out);
+    if (u->rank >= 0)
+        fprintf(out, " · rank %d", u->rank);
+    fputs("</dd><dt>Line</dt><dd class=\"mono small\">", out);
+    dx_html_text(out, u->text);
+    fputs("</dd>", out);
+    if (u->exception) {
+        fputs("<dt>Exception</dt><dd><code>", out);
+        dx_html_text(out, u->exception);
+        fputs("</code></dd>", out);
+    }
+    fputs("</dl>", out);
+    if (!u->original)
+        fputs("<p class=\"muted\">This line echoes a failure elsewhere (a peer's crash, a "
+              "launcher's signal): the process that failed first left no error in the inputs.</p>",
+              out);
+    if (u->nnearest) {
+        fputs("<h3>Closest references (to read, not findings)</h3><dl class=\"kv\">", out);
+        for (size_t i = 0; i < u->nnearest; i++) {
+            fputs("<dt>", out);
+            ref_id(out, u->nearest[i].ref->id, flags);
+            fputs("</dt><dd>", out);
+            dx_html_text(out, u->nearest[i].ref->title);
+            fputs(" <span class=\"muted small\">", out);
+            dx_html_text(out, u->nearest[i].why);
+            fputs("</span></dd>", out);
+        }
+        fputs("</dl>", out);
+    }
+    fputs("</section>\n", out);
+}
+
 static void write_verdict(FILE *out, const ddx_report *rep, int flags)
 {
     uint64_t lines = 0;
     for (size_t i = 0; i < rep->ninputs; i++)
         lines += rep->inputs[i].lines;
+    if (!rep->nkept && rep->unrec) {
+        write_unrec(out, rep, flags);
+        return;
+    }
     if (!rep->nkept) {
         fputs("<section class=\"card\" id=\"verdict\"><p class=\"kicker\">Diagnosis</p>"
               "<h1>No known failure found</h1><p>",
@@ -1181,6 +1230,8 @@ int ddx_report_write_html(const ddx_report *rep, int flags, FILE *out, ddx_error
     if (rep->nkept)
         snprintf(title, sizeof title, "ddx: %s (%s)", rep->f[0].ref->id,
                  dx_level_name(rep->f[0].confidence));
+    else if (rep->unrec)
+        snprintf(title, sizeof title, "ddx: unrecognised failure");
     else
         snprintf(title, sizeof title, "ddx: no known failure found");
     dx_html_page pg = {title, site_links(flags) ? "" : NULL, site_links(flags), 0, NULL};

@@ -86,3 +86,12 @@ $ site
 $ site tests/data/html/markup.log
 ? 2
 > is not a folder
+
+# A failed job no reference explains: the page names its root error, never "nothing found".
+$ diagnose --format html tests/data/unrec/unplaced-error.log
+? 1
+> <title>ddx: unrecognised failure</title>
+> <h1>Unrecognised failure</h1>
+> tests/data/unrec/unplaced-error.log:8 · rank 1
+> KeyError: &#39;input_ids&#39;
+< No known failure found
