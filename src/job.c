@@ -16,6 +16,7 @@ void dx_job_model_init(dx_job_model *jm)
 {
     memset(jm, 0, sizeof *jm);
     jm->rc_rank = -1;
+    jm->last_frame_rank = -1;
     jm->straggler = -1;
     jm->desync_rank = -1;
     jm->table_rank = -1;
@@ -1210,6 +1211,8 @@ int dx_job_hit(dx_job_model *jm, size_t i, struct dx_scan *s, int rank, const ch
             jm->unranked_exc++;
         if (!launcher)
             jm->worker_exc++;
+        if (seq > jm->last_exc_seq)
+            jm->last_exc_seq = seq;
         dx_rank *x = dx_job_rank(jm, rank);
         size_t n = len > 200 ? 200 : len;
         if (x && !x->first_exception) {
@@ -1331,6 +1334,18 @@ int dx_job_hit(dx_job_model *jm, size_t i, struct dx_scan *s, int rank, const ch
         return DDX_OK;
     }
     case JX_TB_FRAME:
+        /* the latest frame read: a traceback that ends without its exception line was cut */
+        if (seq > jm->last_frame_seq || !jm->last_frame[0]) {
+            while (len && (*text == ' ' || *text == '\t')) {
+                text++;
+                len--;
+            }
+            size_t n = len < sizeof jm->last_frame - 1 ? len : sizeof jm->last_frame - 1;
+            memcpy(jm->last_frame, text, n);
+            jm->last_frame[n] = '\0';
+            jm->last_frame_seq = seq;
+            jm->last_frame_rank = rank;
+        }
         return tb_frame(jm, s, rank);
     case JX_NT_HEADER:
         jm->nt_header = 1;

@@ -104,6 +104,13 @@ typedef struct dx_job_model {
     int unranked_exc;        /* exception lines not attributed to any rank */
     char *unranked_original; /* the first of them that is an original failure, and where */
     uint64_t unranked_original_seq;
+    /* the latest traceback frame line read ("File \"x.py\", line 3, in f"), its rank and
+       where, and where the latest exception line was: a frame after the last exception line is
+       a traceback cut before its exception */
+    char last_frame[240];
+    int last_frame_rank;
+    uint64_t last_frame_seq;
+    uint64_t last_exc_seq;
     int worker_exc;      /* exception lines other than the launchers' own */
     int ds_killing;      /* the DeepSpeed launcher's "Killing subprocess N" lines */
     char table_host[64]; /* the "host :" line of the table entry being read */

@@ -7,6 +7,7 @@
 #include "lint.h"
 
 #include "diag.h"
+#include "facts.h"
 #include "input.h"
 #include "match.h"
 
@@ -166,6 +167,61 @@ static int check_examples(const ddx_kb *kb, const char *dir, int only_user, dx_b
     return bad;
 }
 
+/* ==== release ranges in signal sources ===================================================== */
+
+/* Whether [p, p + n) is a release label: a digit, then digits, letters, '.', '+' or '-'. */
+static int is_release(const char *p, size_t n)
+{
+    if (!n || p[0] < '0' || p[0] > '9')
+        return 0;
+    for (size_t i = 0; i < n; i++)
+        if (!((p[i] >= '0' && p[i] <= '9') || (p[i] >= 'a' && p[i] <= 'z') ||
+              (p[i] >= 'A' && p[i] <= 'Z') || p[i] == '.' || p[i] == '+' || p[i] == '-'))
+            return 0;
+    return 1;
+}
+
+int dx_lint_source_ranges(const dx_ref *r, dx_buf *problems)
+{
+    int bad = 0;
+    for (size_t i = 0; i < r->nsignals; i++) {
+        const dx_signal *sg = &r->signals[i];
+        for (const char *p = sg->source ? strchr(sg->source, '[') : NULL; p;
+             p = strchr(p + 1, '[')) {
+            /* a range starts "[framework " then a digit; anything else is ordinary text */
+            size_t fw = 0;
+            while ((p[1 + fw] >= 'a' && p[1 + fw] <= 'z') ||
+                   (p[1 + fw] >= '0' && p[1 + fw] <= '9') || p[1 + fw] == '-')
+                fw++;
+            if (!fw || p[1 + fw] != ' ' || p[2 + fw] < '0' || p[2 + fw] > '9')
+                continue;
+            const char *lo = p + 2 + fw, *close = strchr(lo, ']');
+            const char *dots = close ? strstr(lo, "..") : NULL;
+            char a[64], b[64];
+            size_t na = dots ? (size_t)(dots - lo) : 0, nb = close ? (size_t)(close - dots) : 0;
+            if (!dots || dots > close || !is_release(lo, na) || nb < 3 ||
+                !is_release(dots + 2, nb - 2) || na >= sizeof a || nb - 2 >= sizeof b) {
+                dx_buf_addf(problems,
+                            "%s: signal '%s': release range '%.*s' is not "
+                            "[framework first..last]\n",
+                            r->file, sg->id, close ? (int)(close - p + 1) : (int)strlen(p), p);
+                bad = 1;
+                continue;
+            }
+            memcpy(a, lo, na);
+            a[na] = '\0';
+            memcpy(b, dots + 2, nb - 2);
+            b[nb - 2] = '\0';
+            if (dx_version_cmp(a, b) > 0) {
+                dx_buf_addf(problems, "%s: signal '%s': release range %s..%s runs backwards\n",
+                            r->file, sg->id, a, b);
+                bad = 1;
+            }
+        }
+    }
+    return bad;
+}
+
 int dx_lint_dir(const char *dir, int with_builtin, ddx_kb **out, dx_buf *problems,
                 dx_lint_stats *stats, ddx_error *err)
 {
@@ -188,6 +244,8 @@ int dx_lint_dir(const char *dir, int with_builtin, ddx_kb **out, dx_buf *problem
     }
     if (dx_kb_lint(kb, dir, 1, problems))
         bad = 1;
+    for (size_t i = 0; i < kb->user.n; i++)
+        bad |= dx_lint_source_ranges(&kb->user.refs[i], problems);
     /* go on as far as possible, so one run lists every problem (and a draft build still gets
      * the references that parsed) */
     if ((rc = dx_kb_build(kb, NULL, 0, err))) {

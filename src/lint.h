@@ -22,4 +22,8 @@ DX_HIDDEN int dx_lint_dir(const char *dir, int with_builtin, ddx_kb **out, dx_bu
 DX_HIDDEN int dx_prefilter_check(const ddx_kb *kb, const char *path, const char *label,
                                  dx_buf *problems);
 
+/* Checks the release ranges written in signals' sources ("path [framework first..last]",
+ * docs/reference-format.md); appends one line per malformed range. Returns 1 on a problem. */
+DX_HIDDEN int dx_lint_source_ranges(const dx_ref *r, dx_buf *problems);
+
 #endif

@@ -1,14 +1,18 @@
 /* unrec.c -- the failure ddx could not place, and the references closest to it.
  *
  * A failed job always says something, even when no reference fits: the report then names the
- * root error itself. Which one: the first original exception (by reading order) on any rank,
- * where original means neither an echo of another rank's failure (a peer that closed the
- * connection, a reset, a watchdog or gloo timeout, an aborted communicator: the lines a
- * waiting rank prints) nor a launcher's wrapper around a child's failure. When every
- * exception is an echo, the first echo is named (the failing rank's own output is then not in
- * the inputs); when there is no exception at all, the launcher's record of a failed rank
- * (torchelastic's root-cause entry, its agent, srun) is. The closest references come from
- * nearest.c and are only pointers for the reader.
+ * root error itself. Which one, in order:
+ *   - the first original exception (by reading order) on any rank: neither an echo of another
+ *     rank's failure (a peer that closed the connection, a reset, a watchdog or gloo timeout,
+ *     an aborted communicator: the lines a waiting rank prints) nor a launcher's wrapper around
+ *     a child's failure;
+ *   - a traceback cut before its exception line (a poster's excerpt, a log copied
+ *     mid-stream), named by its innermost frame;
+ *   - the first echo, when every exception is one (the failing rank's own output is then not
+ *     in the inputs);
+ *   - the launcher's record of a failed rank (torchelastic's root-cause entry, its agent,
+ *     srun), when there is no exception at all.
+ * The closest references come from nearest.c and are only pointers for the reader.
  */
 #include "unrec.h"
 
@@ -120,8 +124,19 @@ int dx_unrec_find(ddx_report *rep, dx_unrec **out)
         consider(&echo, x->rank, x->first_exception_seq, x->first_exception);
     }
     consider(&orig, -1, jm->unranked_original_seq, jm->unranked_original);
-    pick p = orig.text ? orig : echo;
-    char buf[160];
+    pick p = orig;
+    char buf[400];
+    int cut = 0;
+    if (!p.text && jm->last_frame[0] && jm->last_frame_seq > jm->last_exc_seq) {
+        /* a traceback cut before its exception line: its innermost frame is all there is */
+        snprintf(buf, sizeof buf,
+                 "a traceback cut before its exception line; its innermost frame: %s",
+                 jm->last_frame);
+        p = (pick){jm->last_frame_rank, jm->last_frame_seq, buf};
+        cut = 1;
+    }
+    if (!p.text)
+        p = echo;
     if (!p.text) {
         /* no exception at all: the launcher's own record of the rank that failed */
         int rank = jm->rc_rank >= 0  ? jm->rc_rank
@@ -148,10 +163,10 @@ int dx_unrec_find(ddx_report *rep, dx_unrec **out)
         return DDX_ENOMEM;
     u->rank = p.rank;
     u->seq = p.seq;
-    u->original = orig.text != NULL;
+    u->original = orig.text != NULL || cut;
     size_t n = strlen(p.text);
     const char *cls;
-    size_t cn = dx_unrec_exception(p.text, n, &cls);
+    size_t cn = cut ? 0 : dx_unrec_exception(p.text, n, &cls);
     if (!(u->text = dx_clean_text(p.text, n, 300)) ||
         (cn && !(u->exception = dx_strndup(cls, cn))) ||
         dx_nearest_find(rep->kb, p.text, n, u->nearest, DX_NEAREST_MAX, &u->nnearest)) {

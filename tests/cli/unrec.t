@@ -40,3 +40,11 @@ $ diagnose --json tests/data/unrec/cr-bar-error.log
 $ diagnose --json tests/golden/healthy-json/train.log
 ? 0
 > "unrecognised": null,
+
+# A traceback cut before its exception line (a poster's excerpt) still shows a failed job: its
+# innermost frame is named.
+$ diagnose --json tests/data/unrec/cut-traceback.log
+? 1
+> "text": "a traceback cut before its exception line; its innermost frame: File \"/opt/seg/models/backbone.py\", line 87, in forward",
+> "line": 7,
+> "original": true,
