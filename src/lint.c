@@ -23,6 +23,52 @@ typedef struct pf_state {
     int bad;
 } pf_state;
 
+/* Vectorscan's faults can depend on where a match starts in the buffer (two near-identical
+ * patterns once stopped matching past the 16th byte), so each signal an example line matches
+ * is checked again behind prefixes of the lengths launchers and loggers put before a message. */
+static const char *const pf_prefixes[] = {
+    "host-7: ",
+    "[rank12]:[E1205 12:00:00.123456789 ProcessGroupNCCL.cpp:1234] ",
+    "2024-05-01 12:00:01,123 - trainer - ERROR - [default3]:(RayTrainWorker pid=4242, "
+    "ip=10.0.0.7) ",
+};
+
+static int pf_behind_prefixes(pf_state *st, const dx_member *m, uint64_t lineno, const char *line,
+                              size_t len, const uint32_t *sigs, size_t nsigs)
+{
+    dx_buf b = {0};
+    ddx_error e = {0};
+    for (size_t p = 0; p < DX_ARRAY_LEN(pf_prefixes); p++) {
+        size_t plen = strlen(pf_prefixes[p]);
+        b.n = 0;
+        if (dx_buf_add(&b, pf_prefixes[p], plen) || dx_buf_add(&b, line, len) ||
+            dx_buf_addc(&b, '\n')) {
+            dx_buf_fini(&b);
+            return DDX_ENOMEM;
+        }
+        const dx_cand *cands;
+        size_t ncands;
+        if (dx_scan_chunk(st->scan, b.p, b.n, &cands, &ncands, &e))
+            break;
+        for (size_t k = 0; k < nsigs; k++) {
+            int found = 0;
+            for (size_t c = 0; c < ncands && !found; c++)
+                found = cands[c].sig == sigs[k];
+            if (found || !dx_scan_confirm(st->scan, sigs[k], b.p, b.n - 1))
+                continue;
+            dx_buf_addf(st->problems,
+                        "%s: %s:%llu: signal '%s' matches with PCRE2 behind a %zu-byte prefix "
+                        "but Vectorscan proposed no candidate (a Vectorscan fault; rewrite a "
+                        "pattern of this database)\n",
+                        st->file, m->path, (unsigned long long)lineno, st->kb->sigs[sigs[k]]->id,
+                        plen);
+            st->bad = 1;
+        }
+    }
+    dx_buf_fini(&b);
+    return DDX_OK;
+}
+
 static int pf_member(void *ud, const dx_member *m, dx_reader *r)
 {
     pf_state *st = ud;
@@ -49,9 +95,13 @@ static int pf_member(void *ud, const dx_member *m, dx_reader *r)
             while (ci < ncands && cp[ci].line < off)
                 ci++;
             size_t first = ci;
+            uint32_t matched[32];
+            size_t nmatched = 0;
             for (uint32_t s = 0; s < st->kb->nsig; s++) {
                 if (!dx_scan_confirm(st->scan, s, line, len))
                     continue;
+                if (nmatched < DX_ARRAY_LEN(matched))
+                    matched[nmatched++] = s;
                 int found = 0;
                 for (size_t k = first; k < ncands && cp[k].line == off && !found; k++)
                     found = cp[k].sig == s;
@@ -63,6 +113,10 @@ static int pf_member(void *ud, const dx_member *m, dx_reader *r)
                                 st->file, m->path, (unsigned long long)lineno, st->kb->sigs[s]->id);
                     st->bad = 1;
                 }
+            }
+            if (nmatched && pf_behind_prefixes(st, m, lineno, line, len, matched, nmatched)) {
+                dx_free(cp);
+                return DDX_ENOMEM;
             }
             lineno++;
             off += len + 1;

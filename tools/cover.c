@@ -544,9 +544,55 @@ static int row_lines(const rowset *set, const row *r, dx_buf *out)
     return rc;
 }
 
+/* Vectorscan's faults can depend on where a match starts in the buffer (two near-identical
+ * patterns once stopped proposing "[0] joined but didn't finish ..." past its 16th byte): every
+ * signal a line matches is also checked behind prefixes as long as launchers and loggers write. */
+static const char *const behind[] = {
+    "[rank3]: ",
+    "[rank12]:[E1205 12:00:00.123456789 ProcessGroupNCCL.cpp:1234] ",
+};
+
+static int check_behind(const ddx_kb *kb, dx_scan *scan, const row *r, const char *line, size_t len,
+                        const uint32_t *sigs, size_t ns, dx_buf *faults)
+{
+    dx_buf b = {0};
+    ddx_error err = {0};
+    int rc = DDX_OK;
+    for (size_t p = 0; p < DX_ARRAY_LEN(behind) && !rc; p++) {
+        size_t plen = strlen(behind[p]);
+        b.n = 0;
+        if (dx_buf_add(&b, behind[p], plen) || dx_buf_add(&b, line, len) || dx_buf_addc(&b, '\n')) {
+            rc = DDX_ENOMEM;
+            break;
+        }
+        const dx_cand *cands;
+        size_t ncands;
+        if ((rc = dx_scan_chunk(scan, b.p, b.n, &cands, &ncands, &err)))
+            break;
+        unsigned char *seen = dx_calloc(kb->nsig ? kb->nsig : 1, 1);
+        if (!seen) {
+            rc = DDX_ENOMEM;
+            break;
+        }
+        for (size_t c = 0; c < ncands; c++)
+            seen[cands[c].sig] = 1;
+        for (size_t k = 0; k < ns; k++)
+            if (r->hit[sigs[k]] && !seen[sigs[k]] &&
+                dx_scan_confirm_line(scan, sigs[k], b.p, b.n - 1, plen, len))
+                dx_buf_addf(faults,
+                            "%s: %s: signal '%s' matches with PCRE2 behind a %zu-byte prefix but "
+                            "Vectorscan proposed no candidate (a Vectorscan fault; rewrite a "
+                            "pattern of this database): %.*s\n",
+                            r->framework, r->file, kb->sigs[sigs[k]]->id, plen, (int)len, line);
+        dx_free(seen);
+    }
+    dx_buf_fini(&b);
+    return rc;
+}
+
 /* Sets rows[i].hit for every row. Each line is scanned alone, as the only line of its chunk, so
  * what one message matches never depends on the messages next to it in the data. */
-static int match_rows(const ddx_kb *kb, rowset *set)
+static int match_rows(const ddx_kb *kb, rowset *set, dx_buf *faults)
 {
     dx_buf lines = {0};
     dx_scan *scan = NULL;
@@ -575,6 +621,8 @@ static int match_rows(const ddx_kb *kb, rowset *set)
                 if (DX_SIG_IS_REF(kb->sig_ref[sigs[c]]) &&
                     dx_scan_confirm(scan, sigs[c], line, len))
                     r->hit[sigs[c]] = 1;
+            if (!rc && faults)
+                rc = check_behind(kb, scan, r, line, len, sigs, ns, faults);
             off += len + 1;
         }
     }
@@ -612,7 +660,7 @@ static int cmd_match(const ddx_kb *kb, const char *path)
     rowset set = {0};
     int rc = load_framework(&set, path, "data");
     if (!rc)
-        rc = match_rows(kb, &set);
+        rc = match_rows(kb, &set, NULL);
     dx_buf name = {0};
     for (size_t i = 0; i < set.n && !rc; i++) {
         int first = 1;
@@ -824,13 +872,14 @@ static int cmd_check(const ddx_kb *kb, const char *dir)
         fprintf(stderr, "ddx-cover: no data rows in %s/*.tsv\n", dir);
         rc = 2;
     }
+    dx_buf problems = {0};
     if (!rc)
-        rc = match_rows(kb, &set);
+        rc = match_rows(kb, &set, &problems);
     if (rc) {
         rowset_fini(&set);
+        dx_buf_fini(&problems);
         return 2;
     }
-    dx_buf problems = {0};
     size_t nclaims = 0, ntraced = 0, nframes = 0, nunscanned = 0;
     for (size_t i = 0; i < set.n; i++)
         check_claims(kb, &set.rows[i], &problems, &nclaims);
