@@ -11,19 +11,31 @@ typedef struct cli_args {
     const char *kb_dir;
     const char *category;
     double min_top1, min_top3, min_neg, min_culprit; /* -1: no floor */
-    const char *format;    /* diagnose --format: text, json, html (NULL: text) */
-    const char *html_file; /* diagnose --html FILE */
-    int port;              /* serve --port, -1: the default */
-    const char *listen;    /* serve --listen, NULL: 127.0.0.1 */
-    double max_upload_mb;  /* serve --max-upload, -1: the default */
+    /* watch */
+    const char *events, *output, *on_finding, *on_stall;
+    double stall_after, stall_factor, stall_min; /* -1: not given */
+    long pid;                                    /* -1: not given */
+    /* fleet, record, slurm; html also for diagnose (--html FILE) */
+    const char *db, *since, *until, *html;
+    double alpha; /* -1: not given */
+    const char *job_id, *user, *partition, *nodes, *start, *end, *cluster;
+    int if_failed, save;
+    const char *format;   /* diagnose --format: text, json, html (NULL: text) */
+    int port;             /* serve --port, -1: the default */
+    const char *listen;   /* serve --listen, NULL: 127.0.0.1 */
+    double max_upload_mb; /* serve --max-upload, -1: the default */
     char **args;
     size_t nargs;
+    char **cmd; /* after "--" (watch): the command to run, NULL when none */
+    size_t ncmd;
     int argc; /* the whole command line, for running ddx-web with it */
     char **argv;
 } cli_args;
 
 int cli_fail(const char *fmt, ...) DX_PRINTF(1, 2);
 int cli_color(const cli_args *a);
+/* ddx_report_write_text's flags for output to out: colour (as cli_color, for out), verbose. */
+int cli_text_flags(const cli_args *a, FILE *out);
 int cli_open_kb(const cli_args *a, ddx_kb **kb);
 
 int cli_diagnose(cli_args *a);
@@ -31,6 +43,10 @@ int cli_refs(cli_args *a);
 int cli_show(cli_args *a);
 int cli_lint(cli_args *a);
 int cli_eval(cli_args *a);
+int cli_watch(cli_args *a);
+int cli_record(cli_args *a);
+int cli_fleet(cli_args *a);
+int cli_slurm(cli_args *a);
 /* The web commands: in ddx-web (cli/web_*.c, linked with libmicrohttpd and md4c); the static ddx
  * runs ddx-web for them (cli/launch.c). */
 int cli_serve(cli_args *a);

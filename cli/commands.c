@@ -20,8 +20,7 @@ static int write_report(const ddx_report *rep, int fmt, const cli_args *a, FILE 
     case FMT_HTML:
         return ddx_report_write_html(rep, 0, out, e);
     default:
-        return ddx_report_write_text(
-            rep, (cli_color(a) ? DDX_TEXT_COLOR : 0) | (a->verbose ? DDX_TEXT_VERBOSE : 0), out, e);
+        return ddx_report_write_text(rep, cli_text_flags(a, out), out, e);
     }
 }
 
@@ -81,7 +80,7 @@ int cli_diagnose(cli_args *a)
         cli_fail("%s", e.message);
         goto done;
     }
-    if (a->html_file && write_html_file(rep, a->html_file))
+    if (a->html && write_html_file(rep, a->html))
         goto done;
     int rc = write_report(rep, fmt, a, stdout, &e);
     if (rc || fflush(stdout)) {
