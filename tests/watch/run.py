@@ -145,12 +145,20 @@ def test_interrupt(ddx, work):
         code = None
     with open(gc) as f:
         pid = int(f.read())
-    time.sleep(0.2)
-    try:
-        os.kill(pid, 0)
-        alive = True
-    except ProcessLookupError:
-        alive = False
+
+    def running(pid):
+        # a process that died but was not reaped yet (a zombie waiting for init) is gone too
+        try:
+            with open(f"/proc/{pid}/stat") as f:
+                return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+        except (FileNotFoundError, ProcessLookupError, IndexError):
+            return False
+
+    t0 = time.time()
+    alive = running(pid)
+    while alive and time.time() - t0 < 3:  # the signal may take a moment on a loaded machine
+        time.sleep(0.05)
+        alive = running(pid)
     if alive:
         os.kill(pid, signal.SIGKILL)
     check("Ctrl-C: forwarded to the job's process group, exit 130",
