@@ -6,7 +6,7 @@
 #include "kb.h"
 
 typedef struct cli_args {
-    int json, all, verbose, full, patterns, no_builtin;
+    int json, all, verbose, full, patterns, no_builtin, markdown;
     int color; /* -1 auto, 0 never, 1 always */
     const char *kb_dir;
     const char *category;
@@ -47,6 +47,7 @@ int cli_watch(cli_args *a);
 int cli_record(cli_args *a);
 int cli_fleet(cli_args *a);
 int cli_slurm(cli_args *a);
+int cli_facts(cli_args *a);
 /* The web commands: in ddx-web (cli/web_*.c, linked with libmicrohttpd and md4c); the static ddx
  * runs ddx-web for them (cli/launch.c). */
 int cli_serve(cli_args *a);

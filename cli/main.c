@@ -1,5 +1,5 @@
 /* main.c -- the ddx command line: diagnose, watch, slurm, record, fleet, refs, show, lint, eval,
- * serve, site.
+ * facts, serve, site.
  *
  * The only code that prints usage or calls exit. One table of options drives getopt_long and
  * every command's --help; each command is a function over the public API (include/ddx.h) plus
@@ -23,9 +23,10 @@ enum {
     CMD_RECORD = 1 << 6,
     CMD_FLEET = 1 << 7,
     CMD_SLURM = 1 << 8,
-    CMD_SERVE = 1 << 9,
-    CMD_SITE = 1 << 10,
-    CMD_ALL = 0x7ff
+    CMD_FACTS = 1 << 9,
+    CMD_SERVE = 1 << 10,
+    CMD_SITE = 1 << 11,
+    CMD_ALL = 0xfff
 };
 #define CMD_REPORTS (CMD_DIAGNOSE | CMD_WATCH | CMD_SLURM) /* commands that print a diagnosis */
 
@@ -67,6 +68,8 @@ enum {
     OPT_CLUSTER,
     OPT_IF_FAILED,
     OPT_SAVE,
+    OPT_LIST,
+    OPT_MARKDOWN,
     OPT_FORMAT,
     OPT_PORT,
     OPT_LISTEN,
@@ -157,6 +160,10 @@ static const cli_opt options[] = {
      "do nothing (exit 0) unless the job failed, timed out, ran out of memory or lost a node"},
     {"save", no_argument, OPT_SAVE, NULL, CMD_SLURM,
      "also write the JSON report beside the job's output: ddx-JOBID.json"},
+    {"list", no_argument, OPT_LIST, NULL, CMD_FACTS,
+     "list every job reading with its facts and patterns, then the culprit votes (the default)"},
+    {"markdown", no_argument, OPT_MARKDOWN, NULL, CMD_FACTS,
+     "print the job facts as the rows of docs/facts.md's table"},
     {"help", no_argument, OPT_HELP, NULL, CMD_ALL, "show this help"},
 };
 
@@ -229,6 +236,12 @@ static const command commands[] = {
      "(expected ids, culprit rank). Reports top-1, top-3, clean negatives and culprit accuracy,\n"
      "per category. Exit status 1 when a --min-* floor is not met.",
      cli_eval},
+    {"facts", CMD_FACTS, "ddx facts [--list | --markdown]",
+     "list the job model's readings, the facts they publish and the culprit votes",
+     "List the job model's readings (src/job/registry.c) in the order they run, each with the\n"
+     "facts it publishes and its patterns (with their sources), then the culprit policy: each\n"
+     "vote's source, its precedence and the reason a report gives when it decides.",
+     cli_facts},
     {"serve", CMD_SERVE, "ddx serve [OPTIONS]",
      "browse and search the catalogue, and diagnose uploaded logs, in a browser",
      "Serve the catalogue as a local website: references by category with search, each\n"
@@ -459,6 +472,11 @@ int main(int argc, char **argv)
             break;
         case OPT_NO_BUILTIN:
             a.no_builtin = 1;
+            break;
+        case OPT_LIST:
+            break; /* the default */
+        case OPT_MARKDOWN:
+            a.markdown = 1;
             break;
         case OPT_KB:
             /* one folder only: a second --kb would silently replace the first */

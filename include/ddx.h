@@ -95,6 +95,9 @@ DDX_API double ddx_report_confidence(const ddx_report *rep, size_t i);
 DDX_API const char *ddx_report_level(const ddx_report *rep,
                                      size_t i);             /* confirmed|likely|possible */
 DDX_API int ddx_report_culprit_rank(const ddx_report *rep); /* -1 when unknown */
+/* Every rank the deciding evidence names (two faulty nodes: both), the culprit rank first; *ranks
+ * is borrowed. 0 when there is no culprit. */
+DDX_API size_t ddx_report_culprit_ranks(const ddx_report *rep, const int **ranks);
 /* Warnings about inputs that could not be read (the scan went on); borrowed strings. */
 DDX_API size_t ddx_report_warning_count(const ddx_report *rep);
 DDX_API const char *ddx_report_warning(const ddx_report *rep, size_t i);

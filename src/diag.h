@@ -108,6 +108,8 @@ struct ddx_report {
     size_t nreported; /* how many would be reported without DDX_DIAG_ALL */
     dx_unrec *unrec;  /* the failure no reference explains (when nreported is 0), or NULL */
     int culprit;
+    int culprit_ranks[DX_VOTE_RANKS]; /* the ranks the deciding vote names, culprit first */
+    size_t nculprit_ranks;
     char *culprit_why;
     dx_facts facts;
     dx_sighits **hits; /* [kb->nsig], each allocated at its signal's first hit */
@@ -126,12 +128,13 @@ struct ddx_report {
     size_t nfrf;
     struct dx_span *spans; /* [nspans] by rank: where each rank's lines start and end (jobview.c) */
     size_t nspans;
-    int any_timed_out; /* some rank printed a watchdog timeout (dx_view_finish) */
 };
 
 DX_HIDDEN const char *dx_level_name(double confidence);
 /* How many lines the (noise) reference with index ref matched, and the earliest of them. */
 DX_HIDDEN size_t dx_report_noise(const ddx_report *rep, size_t ref, const dx_event **first);
+/* Is name a fact diag.c derives itself (flight-recorder comparison, configuration sanity)? */
+DX_HIDDEN int dx_diag_fact_known(const char *name);
 /* Copies text into a new string that is valid UTF-8 without control characters, cut to max
  * bytes at a character boundary (with "..." when cut). */
 DX_HIDDEN char *dx_clean_text(const char *p, size_t n, size_t max);

@@ -7,6 +7,10 @@
  */
 #include "jobview.h"
 
+#include "job/launchers.h"
+#include "job/progress.h"
+#include "job/steps.h"
+
 typedef struct dx_span {
     uint64_t first_seq, last_seq; /* 0: no line of this rank */
     int has_first_time, has_last_time;
@@ -54,33 +58,6 @@ static int64_t time_key(const ddx_report *rep, dx_time t)
     return dx_time_key(&t, NULL);
 }
 
-static const dx_rank *rank_of(const ddx_report *rep, size_t r)
-{
-    return r < rep->job.nby ? rep->job.by_rank[r] : NULL;
-}
-
-const char *dx_view_rank_state(const ddx_report *rep, const dx_rank *x)
-{
-    if (x->first_error || x->first_original)
-        return "failed";
-    if (x->slow)
-        return "slow";
-    if (x->stopped)
-        return "silent";
-    if (x->timed_out)
-        return "timed out";
-    if (dx_rank_finished(x))
-        return "healthy"; /* it printed the last step of its loop: finished, not silent */
-    return rep->any_timed_out ? "silent" : "healthy"; /* no timeout while others timed out */
-}
-
-void dx_view_finish(ddx_report *rep)
-{
-    rep->any_timed_out = 0;
-    for (size_t r = 0; r < rep->job.nby && !rep->any_timed_out; r++)
-        rep->any_timed_out = rep->job.by_rank[r] && rep->job.by_rank[r]->timed_out;
-}
-
 size_t dx_view_rank_limit(const ddx_report *rep)
 {
     return rep->job.nby > rep->nspans ? rep->job.nby : rep->nspans;
@@ -90,21 +67,23 @@ size_t dx_view_rank_count(const ddx_report *rep)
 {
     size_t n = 0;
     for (size_t r = 0; r < dx_view_rank_limit(rep); r++)
-        n += rank_of(rep, r) || (r < rep->nspans && rep->spans[r].first_seq);
+        n += dx_job_rank_get(&rep->job, (int)r) || (r < rep->nspans && rep->spans[r].first_seq);
     return n;
 }
 
 size_t dx_view_culprits(const ddx_report *rep, int *out, size_t max)
 {
-    if (rep->culprit < 0 || !max)
-        return 0;
-    out[0] = rep->culprit;
-    return 1;
+    size_t n = 0;
+    for (size_t i = 0; i < rep->nculprit_ranks && n < max; i++)
+        out[n++] = rep->culprit_ranks[i];
+    if (!n && rep->culprit >= 0 && max)
+        out[n++] = rep->culprit;
+    return n;
 }
 
-int dx_view_rank(const ddx_report *rep, size_t r, dx_rank_view *out)
+int dx_view_rank(const ddx_report *rep, size_t r, dx_rank_info *out)
 {
-    const dx_rank *x = rank_of(rep, r);
+    const dx_rank *x = dx_job_rank_get(&rep->job, (int)r);
     const dx_span *s = r < rep->nspans && rep->spans[r].first_seq ? &rep->spans[r] : NULL;
     if (!x && !s)
         return 0;
@@ -112,6 +91,7 @@ int dx_view_rank(const ddx_report *rep, size_t r, dx_rank_view *out)
     out->rank = (int)r;
     out->gpu = -1;
     out->pid = out->timeout_seq = out->last_completed = -1;
+    out->state = "healthy";
     if (s) {
         out->first_seq = s->first_seq;
         out->last_seq = s->last_seq;
@@ -120,9 +100,10 @@ int dx_view_rank(const ddx_report *rep, size_t r, dx_rank_view *out)
         if ((out->has_last_time = s->has_last_time))
             out->last_time = s->last_time;
     }
-    out->state = "healthy";
     if (x) {
-        out->state = dx_view_rank_state(rep, x);
+        dx_rank_view v;
+        dx_job_rank_view(&rep->job, x, &v);
+        out->state = v.state;
         out->host = x->host[0] ? x->host : NULL;
         out->gpu = x->cuda_dev;
         out->pid = x->pid;
@@ -132,47 +113,40 @@ int dx_view_rank(const ddx_report *rep, size_t r, dx_rank_view *out)
             out->last_time = x->last_time;
         }
         out->first_error = x->first_error;
-        out->timed_out = x->timed_out;
-        out->timeout_op = x->timeout_op[0] ? x->timeout_op : NULL;
-        out->timeout_seq = x->timeout_seq;
-        out->last_completed = x->has_last_completed ? x->last_completed : -1;
-        out->slow = x->slow;
-        out->step_median = x->step_median[0];
-        out->rel_speed = x->step_median[0] > 0 || x->slow ? x->rel_speed : 0;
-        out->waits_in = x->waits_in;
-        if ((out->has_prog = x->has_prog)) {
-            out->prog_n = x->prog_n;
-            out->prog_m = x->prog_m;
+        out->timed_out = v.timed_out;
+        out->timeout_op = v.timeout_op && v.timeout_op[0] ? v.timeout_op : NULL;
+        out->timeout_seq = v.timeout_seq;
+        out->last_completed = v.has_last_completed ? v.last_completed : -1;
+        out->slow = v.slow;
+        out->step_median = v.step_median[0];
+        out->rel_speed = v.step_median[0] > 0 || v.slow ? v.rel_speed : 0;
+        out->waits_in = v.waits_in;
+        if ((out->has_prog = v.has_prog)) {
+            out->prog_n = v.prog_n;
+            out->prog_m = v.prog_m;
         }
-        for (int i = 0; i < rep->job.nwait && i < (int)DX_ARRAY_LEN(rep->job.wait); i++)
-            if (rep->job.wait[i].rank == (int)r && !out->has_timeout_time) {
-                out->has_timeout_time = 1;
-                out->timeout_key = time_key(rep, rep->job.wait[i].t);
-            }
+        dx_time t;
+        if (out->timed_out && dx_progress_timeout_at(&rep->job, (int)r, &t)) {
+            out->has_timeout_time = 1;
+            out->timeout_key = time_key(rep, t);
+        }
     }
     if (out->has_first_time)
         out->first_key = time_key(rep, out->first_time);
     if (out->has_last_time)
         out->last_key = time_key(rep, out->last_time);
-    int c[8];
+    int c[DX_VOTE_RANKS];
     size_t nc = dx_view_culprits(rep, c, DX_ARRAY_LEN(c));
     for (size_t i = 0; i < nc; i++)
         out->culprit |= c[i] == (int)r;
     return 1;
 }
 
-int dx_view_restarts(const ddx_report *rep, int *max)
-{
-    if (max)
-        *max = rep->job.max_restarts > 0 ? rep->job.max_restarts : 0;
-    return rep->job.restarts;
-}
+int dx_view_restarts(const ddx_report *rep) { return dx_restarts(&rep->job); }
 
 int dx_view_straggler(const ddx_report *rep, const char **why)
 {
-    if (why)
-        *why = rep->job.straggler_why;
-    return rep->job.straggler;
+    return dx_steps_straggler(&rep->job, why, NULL);
 }
 
 /* ---- series ---- */
@@ -188,7 +162,9 @@ static const struct {
 
 const char *dx_view_series_title(const ddx_report *rep, dx_series_kind kind)
 {
-    if (kind == DX_SERIES_STEP && rep->job.steps_from_fr)
+    int from_fr = 0;
+    (void)dx_steps_straggler(&rep->job, NULL, &from_fr);
+    if (kind == DX_SERIES_STEP && from_fr)
         return "Working time between collectives (flight recorder)";
     return kind < DX_SERIES_COUNT ? series_info[kind].title : "";
 }
@@ -200,18 +176,9 @@ const char *dx_view_series_unit(dx_series_kind kind)
 
 size_t dx_view_series(const ddx_report *rep, int rank, dx_series_kind kind, double *out, size_t max)
 {
-    const dx_rank *x = rank >= 0 ? rank_of(rep, (size_t)rank) : NULL;
-    if (!x || (kind != DX_SERIES_STEP && kind != DX_SERIES_DATA_WAIT))
+    if (kind != DX_SERIES_STEP && kind != DX_SERIES_DATA_WAIT)
         return 0; /* loss and gradient norm: the metrics reading will provide them */
-    int k = kind == DX_SERIES_STEP ? 0 : 1;
-    size_t ring = DX_ARRAY_LEN(x->step[k]);
-    size_t have = x->nstep[k] < ring ? x->nstep[k] : ring;
-    size_t n = have < max ? have : max;
-    /* the ring's oldest kept sample is at nstep % ring once it has wrapped */
-    size_t start = x->nstep[k] > ring ? x->nstep[k] % ring : 0;
-    for (size_t i = 0; i < n; i++)
-        out[i] = x->step[k][(start + have - n + i) % ring];
-    return n;
+    return dx_steps_samples(&rep->job, rank, kind == DX_SERIES_STEP ? 0 : 1, out, max);
 }
 
 long dx_view_series_mark(const ddx_report *rep, int rank, dx_series_kind kind)

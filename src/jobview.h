@@ -1,10 +1,11 @@
 /* jobview.h -- the job as the HTML report draws it: each rank's span of lines, state, place,
  * first error, timeout, step-time series; the culprit ranks; restarts.
  *
- * The one place outside the job model that reads it (dx_rank, dx_job_model): report_html.c and
- * the rank states of report.c go through these accessors, so a change to how the job model
- * stores a reading changes this file only. Everything returned is borrowed from the report and
- * valid until it is freed.
+ * The one place the HTML report reads the job model: report_html.c goes through these
+ * accessors, which read the model through its own (dx_job_rank_view, and the accessors of the
+ * readings' family headers under src/job/), so a change to how a reading keeps its state changes
+ * this file at most. Everything returned is borrowed from the report and valid until it is
+ * freed.
  *
  * The report keeps one record per rank of where its lines start and end (reading order and
  * time), filled by dx_view_note_line while the inputs are read; the job model keeps only the
@@ -31,7 +32,7 @@ typedef enum dx_series_kind {
 /* The most samples of one series per rank the report draws: the most recent ones. */
 #define DX_VIEW_SERIES_MAX 64
 
-typedef struct dx_rank_view {
+typedef struct dx_rank_info {
     int rank;
     const char *state; /* "failed", "slow", "silent", "timed out" or "healthy" */
     const char *host;  /* NULL when unknown */
@@ -58,13 +59,11 @@ typedef struct dx_rank_view {
     int has_prog;
     long long prog_n, prog_m; /* its last "step N/M" */
     int culprit;              /* one of the culprit ranks */
-} dx_rank_view;
+} dx_rank_info;
 
 /* Records one line of rank (>= 0) at seq (input << 40 | line) with its attribution: the
  * spans. Called by the reader for every attributed log line. */
 DX_HIDDEN int dx_view_note_line(ddx_report *rep, int rank, uint64_t seq, const dx_attr *a);
-/* After the job model is finished: what the accessors need of the whole job. */
-DX_HIDDEN void dx_view_finish(ddx_report *rep);
 /* Frees the spans (ddx_report_free). */
 DX_HIDDEN void dx_view_fini(ddx_report *rep);
 
@@ -73,15 +72,12 @@ DX_HIDDEN size_t dx_view_rank_limit(const ddx_report *rep);
 /* How many ranks were seen. */
 DX_HIDDEN size_t dx_view_rank_count(const ddx_report *rep);
 /* Fills *out for rank r and returns 1, or returns 0 when the inputs never named rank r. */
-DX_HIDDEN int dx_view_rank(const ddx_report *rep, size_t r, dx_rank_view *out);
-/* The state word of a rank record (report.c's rank lists use it too). */
-DX_HIDDEN const char *dx_view_rank_state(const ddx_report *rep, const dx_rank *x);
+DX_HIDDEN int dx_view_rank(const ddx_report *rep, size_t r, dx_rank_info *out);
 
 /* The culprit ranks, first the one ddx holds most responsible; at most max written. */
 DX_HIDDEN size_t dx_view_culprits(const ddx_report *rep, int *out, size_t max);
-/* torchelastic's worker-group restarts seen ("will restart worker group"), and the most it was
- * allowed (*max, 0 unknown). */
-DX_HIDDEN int dx_view_restarts(const ddx_report *rep, int *max);
+/* torchelastic's worker-group restarts seen ("will restart worker group"). */
+DX_HIDDEN int dx_view_restarts(const ddx_report *rep);
 /* The straggler ddx named (-1 none) and why (may be ""). */
 DX_HIDDEN int dx_view_straggler(const ddx_report *rep, const char **why);
 

@@ -7,7 +7,6 @@
  * timeline). Colour only when asked (the CLI asks on a terminal without NO_COLOR).
  */
 #include "diag.h"
-#include "jobview.h"
 
 #include <jansson.h>
 #include <ctype.h>
@@ -205,6 +204,10 @@ int ddx_report_write_json(const ddx_report *rep, FILE *out, ddx_error *err)
     json_object_set_new(root, "inputs", inputs);
     json_object_set_new(root, "unrecognised", junrec(rep));
     json_object_set_new(root, "culprit_rank", jrank(rep->culprit));
+    json_t *cr = json_array();
+    for (size_t i = 0; i < rep->nculprit_ranks; i++)
+        json_array_append_new(cr, json_integer(rep->culprit_ranks[i]));
+    json_object_set_new(root, "culprit_ranks", cr);
     json_object_set_new(root, "culprit_reason", jstr(rep->culprit_why));
     json_t *cs = json_array();
     for (size_t i = 0; i < rep->nculprit_signals; i++)
@@ -215,18 +218,20 @@ int ddx_report_write_json(const ddx_report *rep, FILE *out, ddx_error *err)
         const dx_rank *x = rep->job.by_rank[r];
         if (!x)
             continue;
+        dx_rank_view v;
+        dx_job_rank_view(&rep->job, x, &v);
         json_t *o = json_object();
         char buf[64];
         json_object_set_new(o, "rank", json_integer(x->rank));
-        json_object_set_new(o, "state", json_string(dx_view_rank_state(rep, x)));
+        json_object_set_new(o, "state", json_string(v.state));
         json_object_set_new(o, "host", x->host[0] ? json_string(x->host) : json_null());
         json_object_set_new(o, "cuda_dev",
                             x->cuda_dev >= 0 ? json_integer(x->cuda_dev) : json_null());
         json_object_set_new(o, "bus_id", x->bus_id[0] ? json_string(x->bus_id) : json_null());
         json_object_set_new(o, "pid", x->pid >= 0 ? json_integer(x->pid) : json_null());
         json_object_set_new(o, "progress",
-                            x->has_prog
-                                ? json_pack("[I,I]", (json_int_t)x->prog_n, (json_int_t)x->prog_m)
+                            v.has_prog
+                                ? json_pack("[I,I]", (json_int_t)v.prog_n, (json_int_t)v.prog_m)
                                 : json_null());
         json_object_set_new(o, "lines", json_integer((json_int_t)x->lines));
         if (x->has_time) {
@@ -235,19 +240,20 @@ int ddx_report_write_json(const ddx_report *rep, FILE *out, ddx_error *err)
         } else
             json_object_set_new(o, "last_seen", json_null());
         json_object_set_new(o, "first_error", jstr(x->first_error));
-        json_object_set_new(o, "waits_in", jstr(x->waits_in));
+        json_object_set_new(o, "waits_in", jstr(v.waits_in));
         json_object_set_new(o, "timeout_seq",
-                            x->timeout_seq >= 0 ? json_integer(x->timeout_seq) : json_null());
+                            v.timeout_seq >= 0 ? json_integer(v.timeout_seq) : json_null());
         json_object_set_new(o, "timeout_op",
-                            x->timeout_op[0] ? json_string(x->timeout_op) : json_null());
+                            v.timeout_op && v.timeout_op[0] ? json_string(v.timeout_op)
+                                                            : json_null());
         json_object_set_new(o, "step_median_s",
-                            x->step_median[0] > 0 ? json_real(round3(x->step_median[0]))
-                                                  : json_null());
+                            v.step_median[0] > 0 ? json_real(round3(v.step_median[0]))
+                                                 : json_null());
         json_object_set_new(o, "relative_speed",
-                            x->step_median[0] > 0 || x->slow ? json_real(round3(x->rel_speed))
-                                                             : json_null());
+                            v.step_median[0] > 0 || v.slow ? json_real(round3(v.rel_speed))
+                                                           : json_null());
         json_object_set_new(o, "last_completed",
-                            x->has_last_completed ? json_integer(x->last_completed) : json_null());
+                            v.has_last_completed ? json_integer(v.last_completed) : json_null());
         json_array_append_new(ranks, o);
         k++;
     }
@@ -518,35 +524,37 @@ int ddx_report_write_text(const ddx_report *rep, int flags, FILE *out, ddx_error
                 fprintf(out, "  ... %zu ranks in all (--verbose lists them)\n", rep->job.nranks);
                 break;
             }
+            dx_rank_view v;
+            dx_job_rank_view(&rep->job, x, &v);
             char t[64] = "-";
             if (x->has_time)
                 dx_time_format(&x->last_time, t, sizeof t);
-            fprintf(out, "  %5d  %-9s  last seen %s", x->rank, dx_view_rank_state(rep, x), t);
+            fprintf(out, "  %5d  %-9s  last seen %s", x->rank, v.state, t);
             if (x->host[0])
                 fprintf(out, "  on %s", x->host);
             if (x->cuda_dev >= 0)
                 fprintf(out, " gpu %d", x->cuda_dev);
             if (x->pid >= 0)
                 fprintf(out, " pid %lld", x->pid);
-            if (x->has_prog)
-                fprintf(out, "  step %lld/%lld", x->prog_n, x->prog_m);
-            if (x->timed_out && x->timeout_seq >= 0)
-                fprintf(out, "  in %s #%lld", x->timeout_op[0] ? x->timeout_op : "collective",
-                        x->timeout_seq);
-            else if (x->timed_out)
-                fprintf(out, "  in %s", x->timeout_op[0] ? x->timeout_op : "a collective");
-            if (x->has_last_completed)
-                fprintf(out, "  last completed %lld", x->last_completed);
-            if (x->step_median[0] > 0)
-                fprintf(out, "  step %.3fs", x->step_median[0]);
-            if (x->nstep[1] >= 5)
-                fprintf(out, "  data wait %.3fs", x->step_median[1]);
-            if (x->slow && rep->job.straggler_kind == 1 && x->nstep[1] >= 5)
-                fprintf(out, "  (waits for data %.0f%% of its step)", 100 * (1 - x->rel_speed));
-            else if (x->slow)
-                fprintf(out, "  (%.0f%% of the fastest rank's speed)", 100 * x->rel_speed);
-            if (x->waits_in)
-                fprintf(out, "  waits in %s", x->waits_in);
+            if (v.has_prog)
+                fprintf(out, "  step %lld/%lld", v.prog_n, v.prog_m);
+            const char *op = v.timeout_op && v.timeout_op[0] ? v.timeout_op : NULL;
+            if (v.timed_out && v.timeout_seq >= 0)
+                fprintf(out, "  in %s #%lld", op ? op : "collective", v.timeout_seq);
+            else if (v.timed_out)
+                fprintf(out, "  in %s", op ? op : "a collective");
+            if (v.has_last_completed)
+                fprintf(out, "  last completed %lld", v.last_completed);
+            if (v.step_median[0] > 0)
+                fprintf(out, "  step %.3fs", v.step_median[0]);
+            if (v.nstep[1] >= 5)
+                fprintf(out, "  data wait %.3fs", v.step_median[1]);
+            if (v.slow_data)
+                fprintf(out, "  (waits for data %.0f%% of its step)", 100 * (1 - v.rel_speed));
+            else if (v.slow)
+                fprintf(out, "  (%.0f%% of the fastest rank's speed)", 100 * v.rel_speed);
+            if (v.waits_in)
+                fprintf(out, "  waits in %s", v.waits_in);
             if (x->first_error)
                 fprintf(out, "  %.100s", x->first_error);
             fputc('\n', out);

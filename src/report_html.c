@@ -215,7 +215,7 @@ static void write_verdict(FILE *out, const ddx_report *rep, int flags)
     int culprits[16];
     size_t nc = dx_view_culprits(rep, culprits, DX_ARRAY_LEN(culprits));
     for (size_t i = 0; i < nc; i++) {
-        dx_rank_view v;
+        dx_rank_info v;
         fprintf(out, "<dt>%s</dt><dd><strong>rank %d</strong>", i ? "Also culprit" : "Culprit rank",
                 culprits[i]);
         if (dx_view_rank(rep, (size_t)culprits[i], &v)) {
@@ -310,7 +310,7 @@ static int cmp_i64(const void *a, const void *b)
  * bulk of the ranks' (a line pasted from another day, a clock that jumped) would squeeze the
  * job into a sliver: the range kept is the middle 80 % of the ranks' first and last times,
  * widened by its own length (at least a minute) on each side. */
-static void time_axis(const ddx_report *rep, const dx_rank_view *rows, size_t n, axis *ax)
+static void time_axis(const ddx_report *rep, const dx_rank_info *rows, size_t n, axis *ax)
 {
     int64_t keys[2 * TL_ROWS];
     size_t nk = 0;
@@ -362,7 +362,7 @@ static int order_axis(const ddx_report *rep, axis *ax)
     return DDX_OK;
 }
 
-static int rank_priority(const dx_rank_view *v)
+static int rank_priority(const dx_rank_info *v)
 {
     if (v->culprit)
         return 4;
@@ -375,19 +375,19 @@ static int rank_priority(const dx_rank_view *v)
 
 static int cmp_rank_view(const void *a, const void *b)
 {
-    const dx_rank_view *x = a, *y = b;
+    const dx_rank_info *x = a, *y = b;
     return (x->rank > y->rank) - (x->rank < y->rank);
 }
 
 /* The ranks to draw or list, at most max: the culprits, failed, then other unusual ranks, then
  * the rest in rank order; returned sorted by rank. *nall gets how many ranks exist. */
-static size_t pick_ranks(const ddx_report *rep, dx_rank_view *rows, size_t max, size_t *nall)
+static size_t pick_ranks(const ddx_report *rep, dx_rank_info *rows, size_t max, size_t *nall)
 {
     size_t n = 0, lim = dx_view_rank_limit(rep);
     *nall = dx_view_rank_count(rep);
     for (int want = 4; want >= 0 && n < max; want--)
         for (size_t r = 0; r < lim && n < max; r++) {
-            dx_rank_view v;
+            dx_rank_info v;
             if (dx_view_rank(rep, r, &v) && rank_priority(&v) == want)
                 rows[n++] = v;
         }
@@ -395,7 +395,7 @@ static size_t pick_ranks(const ddx_report *rep, dx_rank_view *rows, size_t max, 
     return n;
 }
 
-static long row_of(const dx_rank_view *rows, size_t n, int rank, long other)
+static long row_of(const dx_rank_info *rows, size_t n, int rank, long other)
 {
     if (rank < 0)
         return other;
@@ -454,7 +454,7 @@ static void tl_mark(FILE *out, const ddx_report *rep, const dx_event *e, const d
 }
 
 /* One rank's row: its label, the bar of its lines, its last line, its watchdog timeout. */
-static void tl_row(FILE *out, const ddx_report *rep, const axis *ax, const dx_rank_view *v,
+static void tl_row(FILE *out, const ddx_report *rep, const axis *ax, const dx_rank_info *v,
                    double y)
 {
     fprintf(out, "<text x=\"0\" y=\"%.1f\" dy=\".35em\"%s>rank %d%s</text>", y,
@@ -514,7 +514,7 @@ static void tl_row(FILE *out, const ddx_report *rep, const axis *ax, const dx_ra
 
 /* The marks of the events: the earliest lines of every signal, root lines first, one mark per
  * role, row and 1/TL_BUCKETS of the width, at most TL_MARKS; returns the lines not drawn. */
-static size_t tl_marks(FILE *out, const ddx_report *rep, const axis *ax, const dx_rank_view *rows,
+static size_t tl_marks(FILE *out, const ddx_report *rep, const axis *ax, const dx_rank_info *rows,
                        size_t n, int other)
 {
     const ddx_kb *kb = rep->kb;
@@ -572,12 +572,10 @@ static void tl_caption(FILE *out, const ddx_report *rep, const axis *ax, size_t 
                 "%zu line%s not drawn (no time stamp, a time far from the rest of the job, "
                 "or a rank not drawn). ",
                 skipped, skipped == 1 ? "" : "s");
-    int maxr, restarts = dx_view_restarts(rep, &maxr);
+    int restarts = dx_view_restarts(rep);
     if (restarts) {
         fprintf(out, "The launcher restarted the worker group %d time%s", restarts,
                 restarts == 1 ? "" : "s");
-        if (maxr)
-            fprintf(out, " (at most %d allowed)", maxr);
         fputs(". ", out);
     }
     fputs("</figcaption><div class=\"legend\"><span><i class=\"bar\"></i>lines of a rank</span>"
@@ -591,7 +589,7 @@ static void tl_caption(FILE *out, const ddx_report *rep, const axis *ax, size_t 
 
 static void write_timeline(FILE *out, const ddx_report *rep)
 {
-    dx_rank_view *rows = dx_calloc(TL_ROWS, sizeof *rows);
+    dx_rank_info *rows = dx_calloc(TL_ROWS, sizeof *rows);
     axis ax = {0};
     if (!rows)
         return;
@@ -692,7 +690,7 @@ static void write_series(FILE *out, const ddx_report *rep, dx_series_kind kind)
                 ymax = buf[i];
         }
         L = n > L ? n : L;
-        dx_rank_view v;
+        dx_rank_info v;
         if (nhi < SERIES_HI && dx_view_rank(rep, r, &v) &&
             (v.slow || v.culprit || dx_view_series_mark(rep, (int)r, kind) >= 0))
             hi[nhi++] = (int)r;
@@ -750,7 +748,7 @@ static void write_series(FILE *out, const ddx_report *rep, dx_series_kind kind)
     for (size_t h = 0; h < nhi; h++) {
         size_t n = dx_view_series(rep, hi[h], kind, buf, DX_VIEW_SERIES_MAX);
         long mark = dx_view_series_mark(rep, hi[h], kind);
-        dx_rank_view v;
+        dx_rank_info v;
         int red = mark >= 0 || (dx_view_rank(rep, (size_t)hi[h], &v) && v.slow);
         polyline(out, red ? "line hi" : "line cul", buf, n, L, ymax);
         double y = PL_TOP + (1 - buf[n - 1] / ymax) * PL_H;
@@ -769,7 +767,7 @@ static void write_series(FILE *out, const ddx_report *rep, dx_series_kind kind)
             "Band: the lowest to the highest rank at each step; grey line: the median",
             L, nr, nr == 1 ? "" : "s");
     for (size_t h = 0; h < nhi; h++) {
-        dx_rank_view v;
+        dx_rank_info v;
         if (!dx_view_rank(rep, (size_t)hi[h], &v))
             continue;
         long mark = dx_view_series_mark(rep, v.rank, kind);
@@ -987,11 +985,11 @@ static const char *const col_head[NCOLS] = {"<th>where</th>",
                                             "<th>first error</th>"};
 
 /* Which columns have something in them for these ranks. */
-static void ranks_columns(const dx_rank_view *rows, size_t n, int *has)
+static void ranks_columns(const dx_rank_info *rows, size_t n, int *has)
 {
     memset(has, 0, NCOLS * sizeof *has);
     for (size_t i = 0; i < n; i++) {
-        const dx_rank_view *v = &rows[i];
+        const dx_rank_info *v = &rows[i];
         has[COL_WHERE] |= v->host || v->gpu >= 0 || v->pid >= 0;
         has[COL_SEEN] |= v->has_last_time;
         has[COL_PROG] |= v->has_prog;
@@ -1001,7 +999,7 @@ static void ranks_columns(const dx_rank_view *rows, size_t n, int *has)
     }
 }
 
-static void rank_cell(FILE *out, const dx_rank_view *v, int col)
+static void rank_cell(FILE *out, const dx_rank_info *v, int col)
 {
     switch (col) {
     case COL_WHERE:
@@ -1054,7 +1052,7 @@ static void rank_cell(FILE *out, const dx_rank_view *v, int col)
 
 static void write_ranks(FILE *out, const ddx_report *rep)
 {
-    dx_rank_view *rows = dx_calloc(RANK_ROWS, sizeof *rows);
+    dx_rank_info *rows = dx_calloc(RANK_ROWS, sizeof *rows);
     if (!rows)
         return;
     size_t nall, n = pick_ranks(rep, rows, RANK_ROWS, &nall);
@@ -1072,7 +1070,7 @@ static void write_ranks(FILE *out, const ddx_report *rep)
             fputs(col_head[c], out);
     fputs("</tr></thead><tbody>", out);
     for (size_t i = 0; i < n; i++) {
-        const dx_rank_view *v = &rows[i];
+        const dx_rank_info *v = &rows[i];
         char cls[16];
         snprintf(cls, sizeof cls, "st-%s", v->state);
         for (char *c = cls; *c; c++)

@@ -19,6 +19,8 @@
 #include <ctype.h>
 
 #include "diag.h"
+#include "job/collectives.h"
+#include "job/launchers.h"
 
 /* Lines a rank prints because another rank failed, or a launcher prints around a child's
  * failure. Each is a wording of torch, gloo, NCCL, torchelastic, torch.multiprocessing or Ray. */
@@ -116,37 +118,47 @@ int dx_unrec_find(ddx_report *rep, dx_unrec **out)
     *out = NULL;
     const dx_job_model *jm = &rep->job;
     pick orig = {-1, 0, NULL}, echo = {-1, 0, NULL};
+    uint64_t seq;
     for (size_t r = 0; r < jm->nby; r++) {
         const dx_rank *x = jm->by_rank[r];
         if (!x)
             continue;
-        consider(&orig, x->rank, x->first_original_seq, x->first_original);
-        consider(&echo, x->rank, x->first_exception_seq, x->first_exception);
+        const char *text = dx_exception_original(jm, x, &seq);
+        consider(&orig, x->rank, seq, text);
+        text = dx_exception_first(jm, x, &seq);
+        consider(&echo, x->rank, seq, text);
     }
-    consider(&orig, -1, jm->unranked_original_seq, jm->unranked_original);
+    const char *unranked = dx_exception_unranked_original(jm, &seq);
+    consider(&orig, -1, seq, unranked);
     pick p = orig;
     char buf[400];
-    int cut = 0;
-    if (!p.text && jm->last_frame[0] && jm->last_frame_seq > jm->last_exc_seq) {
+    int cut = 0, frame_rank;
+    uint64_t frame_seq;
+    const char *frame = dx_traceback_last_frame(jm, &frame_seq, &frame_rank);
+    if (!p.text && frame[0] && frame_seq > dx_exception_last_seq(jm)) {
         /* a traceback cut before its exception line: its innermost frame is all there is */
         snprintf(buf, sizeof buf,
-                 "a traceback cut before its exception line; its innermost frame: %s",
-                 jm->last_frame);
-        p = (pick){jm->last_frame_rank, jm->last_frame_seq, buf};
+                 "a traceback cut before its exception line; its innermost frame: %s", frame);
+        p = (pick){frame_rank, frame_seq, buf};
         cut = 1;
     }
     if (!p.text)
         p = echo;
     if (!p.text) {
         /* no exception at all: the launcher's own record of the rank that failed */
-        int rank = jm->rc_rank >= 0  ? jm->rc_rank
-                   : jm->nagent == 1 ? jm->agent_rank
-                   : jm->nsrun == 1  ? jm->srun_rank
-                                     : -1;
-        int code = jm->rc_rank >= 0 && jm->rc_has_exitcode ? jm->rc_exitcode
-                   : jm->nagent == 1                       ? jm->agent_code
-                   : jm->nsrun == 1                        ? jm->srun_code
-                                                           : 0;
+        int rc_code, rc_has_code;
+        const char *rc_where;
+        int rc_rank = dx_table_root(jm, &rc_code, &rc_has_code, &rc_where);
+        dx_launched l;
+        dx_launcher_report(jm, &l);
+        int rank = rc_rank >= 0    ? rc_rank
+                   : l.nagent == 1 ? l.agent_rank
+                   : l.nsrun == 1  ? l.srun_rank
+                                   : -1;
+        int code = rc_rank >= 0 && rc_has_code ? rc_code
+                   : l.nagent == 1             ? l.agent_code
+                   : l.nsrun == 1              ? l.srun_code
+                                               : 0;
         if (rank < 0 || code == 0)
             return DDX_OK;
         snprintf(buf, sizeof buf,
@@ -155,7 +167,7 @@ int dx_unrec_find(ddx_report *rep, dx_unrec **out)
                  rank, code);
         p.rank = rank;
         p.text = buf;
-        if (!(jm->rc_rank >= 0 && where_seq(rep, jm->rc_where, &p.seq)))
+        if (!(rc_rank >= 0 && where_seq(rep, rc_where, &p.seq)))
             p.seq = DX_UNREC_NOWHERE;
     }
     dx_unrec *u = dx_calloc(1, sizeof *u);

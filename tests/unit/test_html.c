@@ -165,7 +165,7 @@ static void test_spans_and_series(void **state)
                               "no time here\n2024-05-01 13:00:00,000 last\n"};
     ddx_report *rep = diagnose(2, in);
     free(a);
-    dx_rank_view v;
+    dx_rank_info v;
     assert_true(dx_view_rank(rep, 2, &v));
     assert_int_equal(v.first_seq & 0xffffffffffu, 1);
     assert_int_equal(v.last_seq & 0xffffffffffu, 100);
