@@ -617,7 +617,8 @@ static int scan_log(scan_state *st, const dx_member *m, dx_reader *r, dx_input_i
                            (rc = dx_view_note_line(st->rep, rank, l.seq, &a))))
                 goto done;
             if (as_log)
-                dx_sigcond_line(st->sc, input_index, l.seq, dx_blank(line, len));
+                dx_sigcond_line(st->sc, input_index, l.seq, line + a.body,
+                                body_end > a.body ? body_end - a.body : 0);
             st->ctx.idx = li - 1;
             st->ctx.line = lineno;
             dx_event proto = {0};

@@ -161,10 +161,24 @@ int dx_sigcond_watches(const dx_sigcond_state *c, uint32_t sig)
 
 /* ==== reading ================================================================================ */
 
-void dx_sigcond_line(dx_sigcond_state *c, uint32_t input, uint64_t seq, int blank)
+/* Does the text hold an ASCII letter or digit? A line without one (blank, a rule of dashes or
+ * box-drawing characters that closes a banner) shows no progress, so it does not end an at_end
+ * line's chance to be last. */
+static int has_word(const char *s, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        unsigned char ch = (unsigned char)s[i];
+        if ((ch >= '0' && ch <= '9') || ((ch | 0x20) >= 'a' && (ch | 0x20) <= 'z'))
+            return 1;
+    }
+    return 0;
+}
+
+void dx_sigcond_line(dx_sigcond_state *c, uint32_t input, uint64_t seq, const char *body,
+                     size_t len)
 {
     (void)input;
-    if (!c || blank)
+    if (!c || !has_word(body, len))
         return;
     for (size_t i = 0; i < c->nrules; i++) {
         rule *r = &c->rules[i];

@@ -34,9 +34,11 @@ DX_HIDDEN void dx_sigcond_free(dx_sigcond_state *c);
 /* Is signal sig one the module must see (conditional, a marker, or a target of one)? */
 DX_HIDDEN int dx_sigcond_watches(const dx_sigcond_state *c, uint32_t sig);
 
-/* Every log line of the input being read (before its hits): a non-blank line ends the chance of
- * an earlier line of its input to be its last. */
-DX_HIDDEN void dx_sigcond_line(dx_sigcond_state *c, uint32_t input, uint64_t seq, int blank);
+/* Every log line of the input being read (before its hits), by its message body: a line with a
+ * letter or a digit ends the chance of an earlier line of its input to be its last (blank lines
+ * and rules of dashes or '=' do not). */
+DX_HIDDEN void dx_sigcond_line(dx_sigcond_state *c, uint32_t input, uint64_t seq, const char *body,
+                               size_t len);
 
 /* A confirmed hit of watched signal sig on the line whose captures scan holds: ev (text and
  * captures built, rank and blame set) is taken in every case. */

@@ -631,10 +631,11 @@ enum { BR_BAR_CUT, BR_WATCHDOG_RAN, BR_LONG_WORK };
 
 static const dx_signal br_patterns[] = {
     /* a tqdm bar left unfinished when the process group reports a failed collective on the same
-     * console line: that rank was busy in a long loop (evaluation, preprocessing, saving) */
+     * console line (the whole bar, or cut while it was drawn: "6%|▋ [E ..."): that rank was busy
+     * in a long loop (evaluation, preprocessing, saving) */
     [BR_BAR_CUT] = {"job-bar-cut", DX_ROLE_NOISE, 0,
-                    "\\b\\d{1,2}%\\|[^|]*\\| *\\d+/\\d+ \\[[^\\]]*\\](?:\\[E |\\[rank\\d+\\]:\\[E|"
-                    "\\[E\\d{4} )",
+                    "\\b\\d{1,2}%\\|(?:[^|\\[]*\\| *\\d+/\\d+ \\[[^\\]]*\\]|[^|\\[]*)"
+                    "(?:\\[E |\\[rank\\d+\\]:\\[E|\\[E\\d{4} )",
                     "tqdm progress bars; torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp log "
                     "prefix",
                     0},

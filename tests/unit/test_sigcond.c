@@ -75,6 +75,15 @@ static void test_at_end(void **state)
     rep = run(2, failed);
     assert_int_equal(hits(rep, "phase")->count, 0);
     ddx_report_free(rep);
+    /* a rule of dashes that closes a banner is no later line; a line with a word is */
+    const char *const rule[] = {"a.log", "phase begins: eval\n------------\n=====\n"};
+    rep = run(1, rule);
+    assert_int_equal(hits(rep, "phase")->count, 1);
+    ddx_report_free(rep);
+    const char *const word[] = {"a.log", "phase begins: eval\n------------\n-- ok --\n"};
+    rep = run(1, word);
+    assert_int_equal(hits(rep, "phase")->count, 0);
+    ddx_report_free(rep);
     /* two inputs each ending on one: both count */
     const char *const two[] = {"a.log", "phase begins: eval\n", "b.log", "x\nphase begins: gen\n"};
     rep = run(2, two);
