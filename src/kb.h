@@ -50,13 +50,14 @@ typedef struct dx_sigcond {
     const char *repeats;         /* a capture: only when one value of it is on two lines */
     const char *missing;         /* a capture: only when some value 0..N-1 is on no line, */
     const char *out_of;          /* ... N the largest value of this capture */
-    const char *differs; /* a capture: only the one rank whose value differs from all others' */
+    const char *differs;   /* a capture: only the one rank whose value differs from all others' */
+    const char *not_after; /* a signal id of the reference: only when no line of it came before */
 } dx_sigcond;
 
 /* Does *c (not NULL) hold any condition? */
 #define DX_SIGCOND_ANY(c)                                                                          \
     ((c)->at_end || (c)->after || (c)->not_followed_by || (c)->repeats || (c)->missing ||          \
-     (c)->differs)
+     (c)->differs || (c)->not_after)
 
 typedef struct dx_check {
     const char *says;

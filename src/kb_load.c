@@ -269,6 +269,8 @@ static int parse_signal(parse_ctx *c, yaml_node_t *m, void *dst)
             rc = get_str(c, v, key, &sc.after);
         else if (!strcmp(key, "not_followed_by"))
             rc = get_str(c, v, key, &sc.not_followed_by);
+        else if (!strcmp(key, "not_after"))
+            rc = get_str(c, v, key, &sc.not_after);
         else if (!strcmp(key, "repeats"))
             rc = get_str(c, v, key, &sc.repeats);
         else if (!strcmp(key, "missing"))

@@ -357,19 +357,23 @@ int dx_lint_conditions(const dx_ref *r, dx_buf *problems)
             for (size_t k = 0; r->conds && k < r->nsignals; k++) {
                 const dx_sigcond *o = &r->conds[k];
                 named |= k != i && ((o->after && !strcmp(o->after, s->id)) ||
-                                    (o->not_followed_by && !strcmp(o->not_followed_by, s->id)));
+                                    (o->not_followed_by && !strcmp(o->not_followed_by, s->id)) ||
+                                    (o->not_after && !strcmp(o->not_after, s->id)));
             }
             if (s->weight != 0)
                 PROBLEM("%s: signal '%s': a marker is no evidence; give it weight 0", f, s->id);
             if (any)
                 PROBLEM("%s: signal '%s': a marker takes no condition", f, s->id);
             if (!named)
-                PROBLEM("%s: signal '%s': no signal's after or not_followed_by names this marker",
+                PROBLEM("%s: signal '%s': no signal's after, not_after or not_followed_by names "
+                        "this marker",
                         f, s->id);
         }
         if (!any)
             continue;
-        const char *const seq[][2] = {{"after", c->after}, {"not_followed_by", c->not_followed_by}};
+        const char *const seq[][2] = {{"after", c->after},
+                                      {"not_after", c->not_after},
+                                      {"not_followed_by", c->not_followed_by}};
         for (size_t k = 0; k < DX_ARRAY_LEN(seq); k++) {
             if (!seq[k][1])
                 continue;

@@ -654,6 +654,7 @@ int ddx_kb_write_ref_json(const ddx_kb *kb, size_t i, int full, FILE *out, ddx_e
             if (c && c->at_end)
                 json_object_set_new(x, "at_end", json_true());
             const char *const named[][2] = {{"after", c ? c->after : NULL},
+                                            {"not_after", c ? c->not_after : NULL},
                                             {"not_followed_by", c ? c->not_followed_by : NULL},
                                             {"repeats", c ? c->repeats : NULL},
                                             {"missing", c ? c->missing : NULL},
@@ -758,6 +759,10 @@ static void write_conditions(FILE *out, const style *s, const char *id, const dx
     }
     if (c->after) {
         fprintf(out, "%s after a line of '%s' in the same input", sep, c->after);
+        sep = ";";
+    }
+    if (c->not_after) {
+        fprintf(out, "%s when no line of '%s' came before it in its input", sep, c->not_after);
         sep = ";";
     }
     if (c->not_followed_by) {

@@ -1,12 +1,12 @@
 /* sigcond.c -- conditions on where a signal's line stands in the logs (sigcond.h).
  *
  * One rule per watched signal: its conditions (from its reference's conds), the signals its
- * after and not_followed_by name, the latest hit of it in the input being read (for the rules
- * that wait for it), and two holding lists: events waiting for the end of their input (a later
+ * after, not_after and not_followed_by name, the first and latest hit of it in the input being
+ * read (for the rules that wait for it), and two holding lists: events waiting for the end of their input (a later
  * line of the not_followed_by signal, or any later line for at_end, drops them) and events
  * waiting for every input (at_end's "no failure anywhere", and the counting conditions, decided
- * over the whole job). The immediate test (after) needs only the latest hit of the signal it
- * names. Events the module holds are its own until they are committed or freed.
+ * over the whole job). The immediate tests need only the latest (after) or the first (not_after)
+ * hit of the signal they name. Events the module holds are its own until they are committed or freed.
  */
 #include "sigcond.h"
 
@@ -29,13 +29,14 @@ typedef struct rule {
     uint32_t sig;
     const dx_sigcond *cond; /* NULL: a marker or a plain signal another rule names */
     int marker;
-    int32_t after, nfb; /* the rules of the signals after and not_followed_by name, -1 none */
+    int32_t after, nfb, nafter; /* the rules of the signals after, not_followed_by and not_after
+                                   name, -1 none */
     /* its latest hit in the input being read */
     int seen;
     uint32_t last_input;
-    uint64_t last_seq;
-    hlist cur; /* waiting for the end of their input */
-    hlist job; /* waiting for every input */
+    uint64_t first_seq, last_seq; /* ... and its first */
+    hlist cur;                    /* waiting for the end of their input */
+    hlist job;                    /* waiting for every input */
 } rule;
 
 struct dx_sigcond_state {
@@ -92,7 +93,7 @@ static int32_t rule_for(dx_sigcond_state *c, int32_t sig)
         rule *r = &c->rules[c->nrules++];
         memset(r, 0, sizeof *r);
         r->sig = (uint32_t)sig;
-        r->after = r->nfb = -1;
+        r->after = r->nfb = r->nafter = -1;
     }
     return c->rule_of[sig];
 }
@@ -109,7 +110,7 @@ int dx_sigcond_new(dx_sigcond_state **out, const ddx_kb *kb)
         return DDX_OK;
     dx_sigcond_state *c = dx_calloc(1, sizeof *c);
     if (!c || !(c->rule_of = dx_malloc((kb->nsig ? kb->nsig : 1) * sizeof *c->rule_of)) ||
-        !(c->rules = dx_calloc(3 * want, sizeof *c->rules))) {
+        !(c->rules = dx_calloc(4 * want, sizeof *c->rules))) {
         dx_sigcond_free(c);
         return DDX_ENOMEM;
     }
@@ -130,8 +131,10 @@ int dx_sigcond_new(dx_sigcond_state **out, const ddx_kb *kb)
             if (cd) {
                 int32_t a = rule_for(c, signal_named(r, first, cd->after));
                 int32_t b = rule_for(c, signal_named(r, first, cd->not_followed_by));
+                int32_t n = rule_for(c, signal_named(r, first, cd->not_after));
                 c->rules[x].after = a;
                 c->rules[x].nfb = b;
+                c->rules[x].nafter = n;
             }
         }
     }
@@ -219,6 +222,8 @@ int dx_sigcond_hit(dx_sigcond_state *c, uint32_t sig, dx_event *ev, struct dx_sc
                 k++;
         }
     }
+    if (!r->seen)
+        r->first_seq = ev->seq;
     r->seen = 1;
     r->last_input = ev->input;
     r->last_seq = ev->seq;
@@ -232,6 +237,14 @@ int dx_sigcond_hit(dx_sigcond_state *c, uint32_t sig, dx_event *ev, struct dx_sc
     if (cd->after) {
         const rule *x = r->after >= 0 ? &c->rules[r->after] : NULL;
         if (!x || !x->seen || x->last_input != ev->input || x->last_seq >= ev->seq) {
+            held_free(&h);
+            return DDX_OK;
+        }
+    }
+    if (cd->not_after) {
+        /* (its first line in this input came before: the latest may be this very line) */
+        const rule *x = r->nafter >= 0 ? &c->rules[r->nafter] : NULL;
+        if (x && x->seen && x->last_input == ev->input && x->first_seq < ev->seq) {
             held_free(&h);
             return DDX_OK;
         }

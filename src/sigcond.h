@@ -2,16 +2,16 @@
  * sequence and counting primitives (docs/reference-format.md, "Conditions on a signal").
  *
  * A signal may count only on the last line of its input with no failure anywhere (at_end), only
- * after a line of another signal of its reference (after), only when no line of another follows
- * (not_followed_by), only when one value of a capture is read twice (repeats), only when some
+ * after a line of another signal of its reference (after), only when no line of another came
+ * before it (not_after), only when no line of another follows (not_followed_by), only when one value of a capture is read twice (repeats), only when some
  * value 0..N-1 of a capture is read nowhere (missing, out_of), or only for the one rank whose
  * capture differs from every other rank's (differs: that rank is blamed). A marker is a signal
  * that only stands as a landmark for the others.
  *
  * diag.c gives every confirmed hit of a watched signal (one with a condition, a marker, or the
- * target of another's after/not_followed_by) to dx_sigcond_hit as a built event; the module owns
+ * target of another's after/not_after/not_followed_by) to dx_sigcond_hit as a built event; the module owns
  * it from then on and hands each event that passes its conditions back through the commit
- * callback, at once (after), at the end of its input (not_followed_by, at_end's last line) or
+ * callback, at once (after, not_after), at the end of its input (not_followed_by, at_end's last line) or
  * when every input is read (at_end's "no failure", repeats, missing, differs). Inputs are read
  * one after the other.
  */

@@ -111,8 +111,8 @@ static void emit_ref(const dx_ref *r, unsigned idx)
         for (size_t i = 0; i < r->nsignals; i++) {
             const dx_sigcond *c = &r->conds[i];
             fprintf(out, "    {%d, ", c->at_end);
-            const char *v[] = {c->after,   c->not_followed_by, c->repeats,
-                               c->missing, c->out_of,          c->differs};
+            const char *v[] = {c->after,  c->not_followed_by, c->repeats,  c->missing,
+                               c->out_of, c->differs,         c->not_after};
             for (size_t k = 0; k < DX_ARRAY_LEN(v); k++) {
                 cstr(v[k]);
                 fputs(k + 1 < DX_ARRAY_LEN(v) ? ", " : "},\n", out);

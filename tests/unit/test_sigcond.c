@@ -168,6 +168,21 @@ static void test_differs(void **state)
     ddx_report_free(rep);
 }
 
+static void test_not_after(void **state)
+{
+    (void)state;
+    /* a.log: lost before the give-up counts, lost after it does not; b.log: its own input */
+    const char *const in[] = {"a.log",
+                              "store connection lost\ngave up waiting\nstore connection lost\n",
+                              "b.log", "store connection lost\n"};
+    ddx_report *rep = run(2, in);
+    assert_int_equal(hits(rep, "store-lost")->count, 2);
+    assert_int_equal(hits(rep, "store-lost")->ev[0].line, 1);
+    assert_int_equal(hits(rep, "store-lost")->ev[1].input, 1);
+    assert_int_equal(hits(rep, "store-gave-up")->count, 0);
+    ddx_report_free(rep);
+}
+
 /* A reference with a marker no signal names, a condition naming an unknown signal, a capture
  * the pattern lacks: lint says each. */
 static void test_lint(void **state)
@@ -176,8 +191,9 @@ static void test_lint(void **state)
     dx_signal s[3] = {{"m", DX_ROLE_MARKER, 1.0, "marker line", NULL, 0},
                       {"x", DX_ROLE_SYMPTOM, 1.0, "x (?<a>\\d+)", NULL, 0},
                       {"y", DX_ROLE_SYMPTOM, 1.0, "y line", NULL, 0}};
-    dx_sigcond c[3] = {
-        {0}, {0, "nope", NULL, "b", "a", NULL, NULL}, {0, NULL, "y", NULL, NULL, NULL, NULL}};
+    dx_sigcond c[3] = {{0},
+                       {0, "nope", NULL, "b", "a", NULL, NULL, "zz"},
+                       {0, NULL, "y", NULL, NULL, NULL, NULL, NULL}};
     dx_ref r = {0};
     r.id = "t-lint";
     r.file = "test/t-lint.md";
@@ -189,8 +205,10 @@ static void test_lint(void **state)
     assert_int_equal(dx_lint_conditions(&r, &problems), 1);
     const char *p = dx_buf_cstr(&problems);
     assert_non_null(strstr(p, "'m': a marker is no evidence; give it weight 0"));
-    assert_non_null(strstr(p, "'m': no signal's after or not_followed_by names this marker"));
+    assert_non_null(
+        strstr(p, "'m': no signal's after, not_after or not_followed_by names this marker"));
     assert_non_null(strstr(p, "'x': after names 'nope', no signal of this reference"));
+    assert_non_null(strstr(p, "'x': not_after names 'zz', no signal of this reference"));
     assert_non_null(strstr(p, "'x': repeats names the capture 'b'"));
     assert_non_null(strstr(p, "'x': missing and out_of go together"));
     assert_non_null(strstr(p, "'y': not_followed_by names the signal itself"));
@@ -200,9 +218,13 @@ static void test_lint(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_at_end),          cmocka_unit_test(test_after_marker),
-        cmocka_unit_test(test_not_followed_by), cmocka_unit_test(test_repeats_and_missing),
-        cmocka_unit_test(test_differs),         cmocka_unit_test(test_lint),
+        cmocka_unit_test(test_at_end),
+        cmocka_unit_test(test_after_marker),
+        cmocka_unit_test(test_not_followed_by),
+        cmocka_unit_test(test_repeats_and_missing),
+        cmocka_unit_test(test_differs),
+        cmocka_unit_test(test_not_after),
+        cmocka_unit_test(test_lint),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
