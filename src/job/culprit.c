@@ -10,6 +10,7 @@
  */
 #include "culprit.h"
 
+#include "launchers.h"
 #include "watchdog.h"
 
 typedef struct policy {
@@ -129,6 +130,31 @@ static int tied_root_named(const dx_job_model *jm, const dx_culprit_ctx *ctx, co
            (find_vote(jm, "root-tied", v->ranks[0]) || find_vote(jm, "root-several", v->ranks[0]));
 }
 
+/* Every rank of two or more raised the same exception (the same text: all waited for the same
+ * thing, a world that never formed, a store that never answered): the launcher's pick of the
+ * first to exit orders nothing. */
+static int same_exception_named(const dx_job_model *jm, const dx_culprit_ctx *ctx, const dx_vote *v)
+{
+    (void)ctx;
+    if (!(is(v, "table") || is(v, "launcher") || is(v, "table-killed")) || !v->nranks)
+        return 0;
+    const dx_rank *named = dx_job_rank_get(jm, v->ranks[0]);
+    const char *exc = named ? dx_exception_first(jm, named, NULL) : NULL;
+    if (!exc)
+        return 0;
+    size_t ranks = 0;
+    for (size_t r = 0; r < jm->nby; r++) {
+        const dx_rank *x = jm->by_rank[r];
+        if (!x)
+            continue;
+        const char *e = dx_exception_first(jm, x, NULL);
+        if (!e || strcmp(e, exc) || x->first_error)
+            return 0;
+        ranks++;
+    }
+    return ranks >= 2;
+}
+
 /* torchelastic's root-cause entry that only echoes a peer's failure names a victim. */
 static int echoed_root_cause(const dx_job_model *jm, const dx_culprit_ctx *ctx, const dx_vote *v)
 {
@@ -144,6 +170,7 @@ static const struct {
     {"launcher-under-table", launcher_under_table},
     {"waiting-rank-named", waiting_rank_named},
     {"tied-root-named", tied_root_named},
+    {"same-exception-named", same_exception_named},
     {"echoed-root-cause", echoed_root_cause},
 };
 
