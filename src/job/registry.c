@@ -16,6 +16,7 @@
     X(torchelastic)                                                                                \
     X(dump_signal)                                                                                 \
     X(exceptions)                                                                                  \
+    X(native_crash)                                                                                \
     X(progress)                                                                                    \
     X(stopped_output)                                                                              \
     X(desync)                                                                                      \
