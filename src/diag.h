@@ -105,6 +105,7 @@ struct ddx_report {
     int culprit_ranks[DX_VOTE_RANKS]; /* the ranks the deciding vote names, culprit first */
     size_t nculprit_ranks;
     char *culprit_why;
+    char *culprit_decided; /* the deciding signal's own line (where the culprit stands) */
     dx_facts facts;
     dx_sighits **hits; /* [kb->nsig], each allocated at its signal's first hit */
     dx_tl *timeline;
@@ -118,8 +119,9 @@ struct ddx_report {
     size_t nculprit_signals;
     dx_frdump *fr; /* flight-recorder dumps read from the inputs */
     size_t nfr, capfr;
-    dx_fr_finding frf[16]; /* their comparison across ranks, earliest sequence first */
+    dx_fr_finding frf[32]; /* their comparison across ranks, the culprits' reasons first */
     size_t nfrf;
+    dx_fr_verdict frv; /* what the dumps say as a whole */
 };
 
 DX_HIDDEN const char *dx_level_name(double confidence);

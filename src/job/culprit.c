@@ -247,12 +247,14 @@ int dx_culprit_pick(dx_job_model *jm, const dx_culprit_ctx *ctx, dx_culprit *out
              agree ? "; the other signals agree or are silent"
                    : "; other signals disagree (see culprit_signals)");
     out->why = dx_strdup(buf);
-    return out->why ? DDX_OK : DDX_ENOMEM;
+    out->decided = dx_strdup(pick->why ? pick->why : "");
+    return out->why && out->decided ? DDX_OK : DDX_ENOMEM;
 }
 
 void dx_culprit_fini(dx_culprit *c)
 {
     dx_free(c->why);
+    dx_free(c->decided);
     for (size_t i = 0; i < c->nsignals; i++)
         dx_free(c->signals[i]);
     dx_free(c->signals);

@@ -78,7 +78,7 @@ static void check_rank3(const dx_frdump *d)
     assert_int_equal(d->pgs[0].last_completed, 2);
     assert_int_equal(d->nentries, 5);
     const dx_fr_entry *e = d->entries;
-    assert_string_equal(e[0].pg, "0");
+    assert_string_equal(d->pgs[e[0].pg].name, "0");
     assert_int_equal(e[0].pg_id, 0);
     assert_int_equal(e[0].coll_seq, 1);
     assert_string_equal(e[0].op, "nccl:all_reduce");
@@ -156,7 +156,13 @@ static void test_broken(void **state)
     for (size_t f = 0; f < DX_ARRAY_LEN(files); f++) {
         size_t n;
         char *p = load(files[f], &n);
-        for (size_t k = 0; k < n; k += f == 2 ? 7 : 1) {
+        /* no bytes at all: an empty dump (a rank that left an empty file), not a broken one */
+        dx_frdump e;
+        assert_int_equal(parse_bytes(files[f], p, 0, &e, NULL), DDX_OK);
+        assert_int_equal(e.status, DX_FR_EMPTY);
+        assert_int_equal(e.nentries, 0);
+        dx_frdump_fini(&e);
+        for (size_t k = 1; k < n; k += f == 2 ? 7 : 1) {
             dx_frdump d;
             ddx_error err = {0};
             int rc = parse_bytes(files[f], p, k, &d, &err);
@@ -164,6 +170,7 @@ static void test_broken(void **state)
                 fail_msg("%s cut at %zu parsed", files[f], k);
             assert_int_equal(rc, DDX_EFORMAT);
             assert_int_equal(d.nentries, 0);
+            assert_int_equal(d.status, DX_FR_REFUSED);
             dx_frdump_fini(&d);
         }
         /* every byte changed: any result but a crash or a leak */
@@ -187,7 +194,7 @@ static void test_broken(void **state)
     expect_refused("x", "\x80\x02}}.", 5, "STOP with a stack");
     expect_refused("x", "\x80\x02].", 4, "the top is not a dict");
     expect_refused("x", "{\"version\": \"2.4\"}", 18, "no 'entries'");
-    expect_refused("x", "", 0, "neither JSON");
+    expect_refused("x", " \n", 2, "neither JSON"); /* blank, not empty (an empty dump) */
     /* nesting: 60 lists are fine (inside a dict), 70 are refused */
     char buf[256];
     for (int depth = 60; depth <= 70; depth += 10) {
@@ -284,28 +291,43 @@ static void test_entry_cap(void **state)
     free(js);
 }
 
-/* pg_status is keyed by pg_id; the entries of that pg_id name the PG. Ranks may be a list. */
+/* pg_status is keyed by the rank's local pg_id: the entries of that pg_id name the group, and a
+ * key no entry explains (other than "0", the default group) is not taken for a group's name.
+ * Ranks may be a list. */
 static void test_pg_status_by_id(void **state)
 {
     (void)state;
     const char *js =
         "{\"pg_config\": {\"tp\": {\"name\": \"tp\", \"desc\": \"tensor\", "
-        "\"ranks\": [4, 5]}}, \"entries\": [{\"pg_id\": 7, \"process_group\": "
+        "\"ranks\": [5, 4]}}, \"entries\": [{\"pg_id\": 7, \"process_group\": "
         "[\"tp\", \"tensor\"], \"collective_seq_id\": 9, \"duration_ms\": 2, "
         "\"future\": {\"a\": [1]}}], \"pg_status\": {\"7\": "
         "{\"last_enqueued_collective\": 9, \"last_started_collective\": 9, "
         "\"last_completed_collective\": 8}, \"3\": {\"last_enqueued_collective\": 1}}}";
     dx_frdump d;
     assert_int_equal(parse_bytes("nccl_trace_rank_4", js, strlen(js), &d, NULL), DDX_OK);
-    assert_int_equal(d.npgs, 2);
+    assert_int_equal(d.npgs, 1);
     assert_string_equal(d.pgs[0].name, "tp");
     assert_int_equal(d.pgs[0].nranks, 2);
+    assert_int_equal(d.pgs[0].ranks[0], 4); /* sorted */
     assert_int_equal(d.pgs[0].ranks[1], 5);
+    assert_int_equal(d.pgs[0].local_id, 7);
     assert_int_equal(d.pgs[0].last_completed, 8);
-    assert_string_equal(d.pgs[1].name, "3");
-    assert_int_equal(d.pgs[1].last_enqueued, 1);
-    assert_int_equal(d.pgs[1].last_started, -1);
+    assert_int_equal(d.status_unmapped, 1);
     assert_true(d.entries[0].duration_ms == 2);
+    dx_frdump_fini(&d);
+    /* without an entry, key "0" is the default group, whatever its name */
+    const char *js0 = "{\"pg_config\": {\"main\": {\"name\": \"main\", \"desc\": "
+                      "\"default_pg\", \"ranks\": \"[0, 1]\"}}, \"pg_status\": {\"0\": "
+                      "{\"last_enqueued_collective\": \"12\", \"last_started_collective\": "
+                      "\"12\", \"last_completed_collective\": \"11\"}}}";
+    assert_int_equal(parse_bytes("trace_1", js0, strlen(js0), &d, NULL), DDX_OK);
+    assert_int_equal(d.rank, 1);
+    assert_int_equal(d.npgs, 1);
+    assert_true(d.pgs[0].has_status);
+    assert_int_equal(d.pgs[0].last_enqueued, 12);
+    assert_int_equal(d.pgs[0].last_completed, 11);
+    assert_int_equal(d.status_unmapped, 0);
     dx_frdump_fini(&d);
 }
 
@@ -352,9 +374,11 @@ static void mk(dx_frdump *d, int rank, const char *ranks, const char *const *ent
 #define AR "all_reduce;[[1024,1024]];Float;completed"
 #define AR_STARTED "all_reduce;[[1024,1024]];Float;started"
 
+static dx_fr_verdict last_verdict;
+
 static size_t run(dx_frdump *d, size_t n, dx_fr_finding *f, size_t max)
 {
-    size_t k = dx_frdump_analyze(d, n, f, max);
+    size_t k = dx_frdump_analyze(d, n, f, max, &last_verdict);
     for (size_t i = 0; i < n; i++)
         dx_frdump_fini(&d[i]);
     for (size_t i = 0; i < k; i++)
