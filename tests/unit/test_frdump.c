@@ -252,7 +252,14 @@ static void test_rank_from_name(void **state)
                  {"/tmp/nccl_trace_rank_12", 12},
                  {"rank_3", 3},
                  {"dumps/nccl_trace_rank_0", 0},
-                 {"flight_recorder.bin", -1}};
+                 {"flight_recorder.bin", -1},
+                 {"_dump_12", 12},
+                 {"trace_3", 3},
+                 {"torchcomm_fr_trace_5", 5},
+                 {"dumps/nccl_trace_rank_7.json", 7},
+                 {"rank3.p2.pkl", 3},
+                 {"comm_lib_trace_rank_15.pkl", 15},
+                 {"trace_20240501123000", -1}};
     const char *json = "{\"entries\": []}";
     for (size_t i = 0; i < DX_ARRAY_LEN(cases); i++) {
         dx_frdump d;
@@ -265,6 +272,111 @@ static void test_rank_from_name(void **state)
     assert_int_equal(parse_bytes("trace.json", with_rank, strlen(with_rank), &d, NULL), DDX_OK);
     assert_int_equal(d.rank, 5);
     dx_frdump_fini(&d);
+    /* the dump's own field wins over its name */
+    assert_int_equal(parse_bytes("trace_3", with_rank, strlen(with_rank), &d, NULL), DDX_OK);
+    assert_int_equal(d.rank, 5);
+    assert_true(d.rank_from_field);
+    assert_string_equal(d.prefix, "trace_");
+    dx_frdump_fini(&d);
+    assert_true(dx_frdump_name_ranked("x/_dump_12"));
+    assert_false(dx_frdump_name_ranked("rank0.log"));
+}
+
+/* A CUDA memory snapshot found beside the dumps is named for what it is and left out. */
+static void test_not_a_dump(void **state)
+{
+    (void)state;
+    static const unsigned char snap[] = {0x80, 0x02, '}', 'X', 8,   0,   0,   0,   's', 'e',
+                                         'g',  'm',  'e', 'n', 't', 's', ']', 's', '.'};
+    dx_frdump d[2];
+    ddx_error e = {0};
+    assert_int_equal(parse_bytes("snapshot_0.pickle", snap, sizeof snap, &d[0], &e), DDX_EFORMAT);
+    assert_non_null(strstr(e.message, "a CUDA memory snapshot"));
+    assert_string_not_equal(d[0].other, "");
+    const char *js = "{\"pg_config\": {}, \"entries\": []}";
+    assert_int_equal(parse_bytes("nccl_trace_rank_1", js, strlen(js), &d[1], NULL), DDX_OK);
+    dx_fr_finding f[4];
+    dx_fr_verdict v;
+    assert_int_equal(dx_frdump_analyze(d, 2, f, 4, &v), 0);
+    assert_int_equal(v.ndumps, 1);
+    assert_int_equal(v.nrefused, 0);
+    assert_int_equal(v.ncompared, 0);
+    dx_frdump_fini(&d[0]);
+    dx_frdump_fini(&d[1]);
+}
+
+/* Which dumps count: a second dump of one rank and a dump without a rank are warned about and
+ * left out; an empty file counts when a dump of the job shares its name's prefix. */
+static void test_placement(void **state)
+{
+    (void)state;
+    const char *js = "{\"pg_config\": {\"0\": {\"name\": \"0\", \"desc\": \"default_pg\", "
+                     "\"ranks\": \"[0, 1, 2]\"}}, \"pg_status\": {}}";
+    dx_frdump d[6];
+    assert_int_equal(parse_bytes("trace_0", js, strlen(js), &d[0], NULL), DDX_OK);
+    assert_int_equal(parse_bytes("trace_1", js, strlen(js), &d[1], NULL), DDX_OK);
+    assert_int_equal(parse_bytes("again/trace_1.json", js, strlen(js), &d[2], NULL), DDX_OK);
+    assert_int_equal(parse_bytes("flight.json", js, strlen(js), &d[3], NULL), DDX_OK);
+    dx_frdump_empty("trace_2", &d[4]);
+    dx_frdump_empty("worker_9", &d[5]); /* another prefix: not this job's dump */
+    dx_fr_finding f[8];
+    dx_fr_verdict v;
+    size_t k = dx_frdump_analyze(d, 6, f, 8, &v);
+    assert_int_equal(v.ndumps, 3);
+    assert_int_equal(v.nread, 2);
+    assert_int_equal(v.nempty, 1);
+    assert_int_equal(v.nduplicate, 1);
+    assert_int_equal(v.nunplaced, 1);
+    assert_int_equal(v.nwarn, 2);
+    assert_non_null(strstr(v.warn[0], "trace_1 and trace_1.json both hold rank 1's"));
+    assert_non_null(strstr(v.warn[1], "flight.json: a flight-recorder dump that names no rank"));
+    assert_int_equal(k, 1);
+    assert_int_equal(f[0].kind, DX_FR_EMPTY_DUMP);
+    assert_int_equal(f[0].rank, 2);
+    assert_string_equal(f[0].why, "rank 2 wrote an empty dump (trace_2)");
+    /* nobody waits: the empty dump alone names no culprit */
+    assert_int_equal(v.nculprits, 0);
+    for (size_t i = 0; i < 6; i++)
+        dx_frdump_fini(&d[i]);
+}
+
+/* One of the writer-format sets (gen_sets.py): ranks 3 and 6 are the culprits; ranks 2 and 7,
+ * behind in their expert group only because they wait in tensor parallel for them, are not. */
+static void test_multi_group_set(void **state)
+{
+    (void)state;
+    static const char *const styles[] = {"sets/active-pickle-tc/torchcomm_fr_trace_",
+                                         "sets/full-json-nccl/nccl_trace_rank_"};
+    for (size_t s = 0; s < DX_ARRAY_LEN(styles); s++) {
+        dx_frdump d[8];
+        for (int r = 0; r < 8; r++) {
+            char name[128];
+            snprintf(name, sizeof name, "%s%d", styles[s], r);
+            size_t n;
+            char *p = load(name, &n);
+            dx_frdump_parse(name, p, n, &d[r], NULL);
+            free(p);
+            assert_int_equal(d[r].rank, r);
+        }
+        dx_fr_finding f[32];
+        dx_fr_verdict v;
+        size_t k = dx_frdump_analyze(d, 8, f, 32, &v);
+        for (int r = 0; r < 8; r++)
+            dx_frdump_fini(&d[r]);
+        assert_true(k >= 2);
+        assert_int_equal(v.nculprits, 2);
+        assert_int_equal(v.culprits[0], 3);
+        assert_int_equal(v.culprits[1], 6);
+        assert_true(v.decisive);
+        assert_int_equal(v.ngroups, 13); /* default, 4 tp, 4 ep and 4 pp, each kind one name */
+        assert_int_equal(v.nempty, s == 0);
+        assert_non_null(strstr(v.where, "never joined collective"));
+        for (size_t i = 0; i < k; i++)
+            if (f[i].root)
+                assert_true(f[i].rank == 3 || f[i].rank == 6);
+            else
+                assert_true(f[i].rank != 3 && f[i].rank != 6);
+    }
 }
 
 static void test_entry_cap(void **state)
@@ -556,6 +668,9 @@ int main(void)
         cmocka_unit_test(test_refuses_code),
         cmocka_unit_test(test_broken),
         cmocka_unit_test(test_rank_from_name),
+        cmocka_unit_test(test_not_a_dump),
+        cmocka_unit_test(test_placement),
+        cmocka_unit_test(test_multi_group_set),
         cmocka_unit_test(test_behind),
         cmocka_unit_test(test_op),
         cmocka_unit_test(test_size_dtype_order),
