@@ -26,6 +26,7 @@
 
 #include "job/culprit.h"
 #include "job/launchers.h"
+#include "job/ras.h"
 #include "job/steps.h"
 #include "match.h"
 #include "norm.h"
@@ -532,6 +533,17 @@ static int on_member(void *ud, const dx_member *m, dx_reader *r)
         rc = scan_log(st, m, r, info, idx, kind == DX_KIND_LOG);
         if (rc == DDX_OK && !info->bytes)
             rc = empty_input(rep, m);
+    } else if (kind == DX_KIND_RAS) {
+        char *text = NULL;
+        size_t len = 0;
+        rc = dx_reader_read_all(r, DX_CONFIG_MAX, &text, &len, &e);
+        if (rc == DDX_OK) {
+            info->bytes = len;
+            for (size_t i = 0; i < len; i++)
+                info->lines += text[i] == '\n';
+            rc = dx_nccl_ras_json(&rep->job, m->path, text, len, &e);
+        }
+        dx_free(text);
     } else if (kind == DX_KIND_FRDUMP) {
         char *data = NULL;
         size_t len = 0;

@@ -35,6 +35,7 @@
     X(store_barrier)                                                                               \
     X(megatron_straggler)                                                                          \
     X(nccl_net)                                                                                    \
+    X(nccl_ras)                                                                                    \
     X(view_shape)                                                                                  \
     X(hosts)                                                                                       \
     X(tracebacks)                                                                                  \
