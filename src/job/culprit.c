@@ -27,6 +27,8 @@ static const policy policies[] = {
     {"flight-recorder", 50, 1, 0, "the flight recorder shows it out of step with the others"},
     /* NCCL's RAS report: a process considered dead, a minority behind in operation count */
     {"nccl-ras", 48, 1, 0, "NCCL's RAS report shows it dead, behind the others or silent"},
+    /* fr_trace or the debug server's table, pasted: the ranks that did not join a collective */
+    {"analyzer", 55, 1, 0, "a flight-recorder analyzer's output names it"},
     {"stopped", 100, 1, 1, "its output stops long before the others'"},
     {"stack", 80, 1, 0, "its stack is outside any collective while the job hangs"},
     {"desync", 20, 1, 0, "it is alone in a different collective"},

@@ -36,6 +36,7 @@
     X(megatron_straggler)                                                                          \
     X(nccl_net)                                                                                    \
     X(nccl_ras)                                                                                    \
+    X(fr_analyzer)                                                                                 \
     X(view_shape)                                                                                  \
     X(hosts)                                                                                       \
     X(tracebacks)                                                                                  \
