@@ -1377,8 +1377,8 @@ static int fr_facts(ddx_report *rep)
     for (int pass = 0; pass < 2; pass++)
         for (size_t i = 0; i < rep->nfrf && !rc; i++) {
             const dx_fr_finding *x = &rep->frf[i];
-            if (x->rule || (pass == 0 && !x->root))
-                continue;
+            if (x->rule || (pass == 0 && !x->root) || (pass == 1 && x->seq < 0))
+                continue; /* a dump missing or empty is the culprits' reason, or none */
             const char *name = x->kind == DX_FR_MISSING_RANK || x->kind == DX_FR_STATE ||
                                        x->kind == DX_FR_EMPTY_DUMP
                                    ? "job.fr_missing"

@@ -1923,10 +1923,8 @@ static void analyze_group(an *a, job *j, size_t gi)
         mem *m = &ms[i];
         m->enq = m->pend = -1;
         m->d = dump_of(j, m->rank);
-        if (!m->d || m->d->status != DX_FR_READ) {
-            report_nodata(a, j, g, m->rank, m->d);
+        if (!m->d || m->d->status != DX_FR_READ)
             continue;
-        }
         m->data = 1;
         m->active_only = !m->d->completed_entries;
         size_t pgk = 0;
@@ -1956,6 +1954,14 @@ static void analyze_group(an *a, job *j, size_t gi)
             if (m->ent[e]->state != DX_FR_COMPLETED)
                 m->pend = m->ent[e]->coll_seq;
     }
+    /* members without a readable dump: an empty or unreadable file always counts; a dump that
+     * is not there only when the group has dumps to compare (one dump alone misses no one) */
+    size_t ndata = 0;
+    for (size_t i = 0; i < nm; i++)
+        ndata += ms[i].data;
+    for (size_t i = 0; i < nm; i++)
+        if (!ms[i].data && (ms[i].d || ndata >= 2))
+            report_nodata(a, j, g, ms[i].rank, ms[i].d);
     compare_progress(a, g, ms, nm, tmp, ranks);
     compare_idle(a, g, ms, nm, ranks);
     compare_entries(a, g, ms, nm, g->ranks ? g->nranks : nm, vals, tmp, ranks, others, ents, first,

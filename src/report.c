@@ -650,9 +650,14 @@ static void write_flight_recorder(FILE *out, const ddx_report *rep, int verbose,
             fprintf(out, "  fewer than two readable dumps of one process group: nothing to "
                          "compare\n");
     }
-    for (size_t i = 0; i < rep->nfrf && (verbose || i < 4); i++)
-        fprintf(out, "  %s: %s\n", dx_frdump_kind_name(rep->frf[i].kind), rep->frf[i].why);
-    if (!verbose && rep->nfrf > 4)
+    /* the first findings, and every empty or unreadable dump */
+    size_t shown = 0;
+    for (size_t i = 0; i < rep->nfrf; i++)
+        if (verbose || i < 4 || rep->frf[i].kind == DX_FR_EMPTY_DUMP) {
+            fprintf(out, "  %s: %s\n", dx_frdump_kind_name(rep->frf[i].kind), rep->frf[i].why);
+            shown++;
+        }
+    if (shown < rep->nfrf)
         fprintf(out, "  ... %zu findings in all (--verbose lists them)\n", rep->nfrf);
 }
 
