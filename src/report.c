@@ -210,7 +210,7 @@ static const char *hang_where(const ddx_report *rep)
 
 /* "4 flight-recorder dumps, 3 compared, 1 empty" (noun: what a dump is called), or "" when
  * there was none. */
-static void fr_count(const ddx_report *rep, const char *noun, char *buf, size_t cap)
+void dx_report_fr_count(const ddx_report *rep, const char *noun, char *buf, size_t cap)
 {
     const dx_fr_verdict *v = &rep->frv;
     buf[0] = 0;
@@ -228,6 +228,26 @@ static void fr_count(const ddx_report *rep, const char *noun, char *buf, size_t 
     for (size_t i = 0; i < DX_ARRAY_LEN(also) && w > 0 && (size_t)w < cap; i++)
         if (also[i].n)
             w += snprintf(buf + w, cap - (size_t)w, ", %zu %s", also[i].n, also[i].what);
+}
+
+int dx_report_fr_all_same(const ddx_report *rep)
+{
+    const dx_fr_verdict *v = &rep->frv;
+    return !rep->nfrf && v->ncompared >= 2 && v->ncompared == v->ndumps && !v->nunplaced;
+}
+
+void dx_report_hang(const ddx_report *rep, dx_hang_view *v)
+{
+    memset(v, 0, sizeof *v);
+    if (!(v->known = hang_known(rep)))
+        return;
+    const char *where = hang_where(rep);
+    v->from_fr = where && where == rep->frv.where;
+    if (v->from_fr)
+        snprintf(v->where, sizeof v->where, "rank %d %s", rep->culprit, where);
+    else if (where)
+        snprintf(v->where, sizeof v->where, "%s", where);
+    dx_report_fr_count(rep, "flight-recorder dump", v->read, sizeof v->read);
 }
 
 static json_t *jhang(const ddx_report *rep)
@@ -250,19 +270,15 @@ static json_t *jhang(const ddx_report *rep)
     const dx_finding *f = &rep->f[0];
     json_object_set_new(o, "ranks", ranks);
     json_object_set_new(o, "processes", procs);
-    const char *where = hang_where(rep);
-    if (where && where == rep->frv.where) {
-        char w[260];
-        snprintf(w, sizeof w, "rank %d %s", rep->culprit, where);
-        json_object_set_new(o, "where", json_string(w));
-    } else
-        json_object_set_new(o, "where", jstr(where));
+    dx_hang_view hv;
+    dx_report_hang(rep, &hv);
+    json_object_set_new(o, "where", hv.where[0] ? json_string(hv.where) : json_null());
     json_object_set_new(o, "finding", json_string(f->ref->id));
     json_object_set_new(o, "confidence", json_real(round3(f->confidence)));
     json_object_set_new(o, "level", json_string(dx_level_name(f->confidence)));
     json_object_set_new(o, "reason", jstr(rep->culprit_why));
     char buf[200];
-    fr_count(rep, "flight-recorder dump", buf, sizeof buf);
+    dx_report_fr_count(rep, "flight-recorder dump", buf, sizeof buf);
     json_object_set_new(o, "flight_recorder", buf[0] ? json_string(buf) : json_null());
     return o;
 }
@@ -617,7 +633,7 @@ static void write_hang(FILE *out, const ddx_report *rep, const style *s)
             dx_level_name(f->confidence), f->confidence, s->off, f->ref->id,
             rep->culprit_why ? rep->culprit_why : "");
     char buf[200];
-    fr_count(rep, "flight-recorder dump", buf, sizeof buf);
+    dx_report_fr_count(rep, "flight-recorder dump", buf, sizeof buf);
     if (buf[0])
         fprintf(out, "  read: %s\n", buf);
     fputc('\n', out);
@@ -632,7 +648,7 @@ static void write_flight_recorder(FILE *out, const ddx_report *rep, int verbose,
     if (!v->ndumps && !v->nunplaced)
         return;
     char buf[200];
-    fr_count(rep, "dump", buf, sizeof buf);
+    dx_report_fr_count(rep, "dump", buf, sizeof buf);
     fprintf(out, "\n%sflight recorder%s (%s)\n", s->bold, s->off, buf);
     if (v->nculprits) {
         fprintf(out, "  culprit%s: rank%s ", v->nculprits > 1 ? "s" : "",
@@ -642,7 +658,7 @@ static void write_flight_recorder(FILE *out, const ddx_report *rep, int verbose,
         fprintf(out, "%s\n", v->decisive ? "" : " (the dumps do not settle it)");
     }
     if (!rep->nfrf) {
-        if (v->ncompared >= 2 && v->ncompared == v->ndumps && !v->nunplaced)
+        if (dx_report_fr_all_same(rep))
             fprintf(out, "  every rank reached the same collectives with the same operations\n");
         else if (v->ncompared >= 2)
             fprintf(out, "  no difference among the %zu dumps compared\n", v->ncompared);
