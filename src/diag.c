@@ -564,6 +564,18 @@ static int empty_input(ddx_report *rep, const dx_member *m)
     return DDX_OK;
 }
 
+/* A config or a RAS report, read whole (up to DX_CONFIG_MAX) and counted. */
+static int read_whole(dx_reader *r, dx_input_info *info, char **text, size_t *len, ddx_error *e)
+{
+    int rc = dx_reader_read_all(r, DX_CONFIG_MAX, text, len, e);
+    if (rc == DDX_OK) {
+        info->bytes = *len;
+        for (size_t i = 0; i < *len; i++)
+            info->lines += (*text)[i] == '\n';
+    }
+    return rc;
+}
+
 static int on_member(void *ud, const dx_member *m, dx_reader *r)
 {
     scan_state *st = ud;
@@ -591,11 +603,8 @@ static int on_member(void *ud, const dx_member *m, dx_reader *r)
     if (kind == DX_KIND_CONFIG) {
         char *text = NULL;
         size_t len = 0;
-        rc = dx_reader_read_all(r, DX_CONFIG_MAX, &text, &len, &e);
+        rc = read_whole(r, info, &text, &len, &e);
         if (rc == DDX_OK) {
-            info->bytes = len;
-            for (size_t i = 0; i < len; i++)
-                info->lines += text[i] == '\n';
             rc = dx_facts_from_config(&rep->facts, m->path, text, len);
             if (rc == DDX_OK) {
                 st->rescan = (long)idx;
@@ -612,13 +621,9 @@ static int on_member(void *ud, const dx_member *m, dx_reader *r)
     } else if (kind == DX_KIND_RAS) {
         char *text = NULL;
         size_t len = 0;
-        rc = dx_reader_read_all(r, DX_CONFIG_MAX, &text, &len, &e);
-        if (rc == DDX_OK) {
-            info->bytes = len;
-            for (size_t i = 0; i < len; i++)
-                info->lines += text[i] == '\n';
+        rc = read_whole(r, info, &text, &len, &e);
+        if (rc == DDX_OK)
             rc = dx_nccl_ras_json(&rep->job, m->path, text, len, &e);
-        }
         dx_free(text);
     } else if (kind == DX_KIND_FRDUMP) {
         char *data = NULL;

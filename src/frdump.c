@@ -1518,6 +1518,27 @@ static const char *op_at(const mem *ms, size_t nm, long long seq)
     return "?";
 }
 
+/* Member i, whose last enqueued collective is enq, never enqueued the next one that the n ranks
+ * ahead reached (and wait in). */
+static void report_behind(an *a, const grp *g, const mem *ms, size_t nm, size_t i, long long enq,
+                          const int *ahead, size_t n, int wait)
+{
+    const char *op = op_at(ms, nm, enq + 1);
+    dx_buf b = {0};
+    dx_buf_addf(&b, "rank %d of ", ms[i].rank);
+    add_pg(&b, g);
+    dx_buf_addf(&b, " never enqueued collective %lld (%s) that rank%s ", enq + 1, op,
+                n > 1 ? "s" : "");
+    add_ranks(&b, ahead, n);
+    dx_buf_addf(&b, " reached%s; its last enqueued collective is %lld",
+                !wait   ? ""
+                : n > 1 ? " and wait in"
+                        : " and waits in",
+                enq);
+    add_finding(a, DX_FR_MISSING_RANK, ms[i].rank, g, enq + 1, op, &b);
+    dx_buf_fini(&b);
+}
+
 /* How far each member got, against the majority; with no majority, the ranks behind are named
  * when every rank ahead waits in the collective they never reached. */
 static void compare_progress(an *a, const grp *g, mem *ms, size_t nm, long long *le, int *ranks)
@@ -1546,19 +1567,8 @@ static void compare_progress(an *a, const grp *g, mem *ms, size_t nm, long long 
         }
         if (waiting == nf) { /* the front waits: the others never came */
             for (size_t i = 0; i < nm; i++)
-                if (le[i] >= 0 && le[i] < mx) {
-                    dx_buf b = {0};
-                    dx_buf_addf(&b, "rank %d of ", ms[i].rank);
-                    add_pg(&b, g);
-                    dx_buf_addf(&b, " never enqueued collective %lld (%s) that rank%s ", le[i] + 1,
-                                op_at(ms, nm, le[i] + 1), nf > 1 ? "s" : "");
-                    add_ranks(&b, ranks, nf);
-                    dx_buf_addf(&b, " reached and wait%s in; its last enqueued collective is %lld",
-                                nf > 1 ? "" : "s", le[i]);
-                    add_finding(a, DX_FR_MISSING_RANK, ms[i].rank, g, le[i] + 1,
-                                op_at(ms, nm, le[i] + 1), &b);
-                    dx_buf_fini(&b);
-                }
+                if (le[i] >= 0 && le[i] < mx)
+                    report_behind(a, g, ms, nm, i, le[i], ranks, nf, 1);
             return;
         }
         dx_buf b = {0};
@@ -1585,15 +1595,7 @@ static void compare_progress(an *a, const grp *g, mem *ms, size_t nm, long long 
             nahead += le[i] > mode;
             continue;
         }
-        dx_buf b = {0};
-        dx_buf_addf(&b, "rank %d of ", ms[i].rank);
-        add_pg(&b, g);
-        dx_buf_addf(&b, " never enqueued collective %lld (%s) that rank%s ", le[i] + 1,
-                    op_at(ms, nm, le[i] + 1), nsame > 1 ? "s" : "");
-        add_ranks(&b, ranks, nsame);
-        dx_buf_addf(&b, " reached; its last enqueued collective is %lld", le[i]);
-        add_finding(a, DX_FR_MISSING_RANK, ms[i].rank, g, le[i] + 1, op_at(ms, nm, le[i] + 1), &b);
-        dx_buf_fini(&b);
+        report_behind(a, g, ms, nm, i, le[i], ranks, nsame, 0);
     }
     if (nahead) {
         int ahead = -1;

@@ -161,6 +161,18 @@ static void json_counts(dx_ras_comm *c, json_t *ranks)
     }
 }
 
+/* A rank record of the report (in "ranks" or "missing_ranks"): its rank, host, pid, GPU. */
+static dx_ras_rank *json_rank(dx_ras_comm *c, json_t *rj, int *oom)
+{
+    dx_ras_rank *x = dx_ras_rank_get(c, (int)jint(rj, "rank", -1), oom);
+    if (x) {
+        jcopy(x->host, sizeof x->host, rj, "host");
+        x->pid = jint(rj, "pid", -1);
+        x->cuda_dev = (int)jint(rj, "cuda_dev", -1);
+    }
+    return x;
+}
+
 int dx_ras_json(dx_ras *r, const char *name, const char *text, size_t len, ddx_error *err)
 {
     json_error_t je;
@@ -189,12 +201,9 @@ int dx_ras_json(dx_ras *r, const char *name, const char *text, size_t len, ddx_e
         size_t k;
         json_array_foreach(ranks, k, rj)
         {
-            dx_ras_rank *x = dx_ras_rank_get(c, (int)jint(rj, "rank", -1), &oom);
+            dx_ras_rank *x = json_rank(c, rj, &oom);
             if (!x)
                 continue;
-            jcopy(x->host, sizeof x->host, rj, "host");
-            x->pid = jint(rj, "pid", -1);
-            x->cuda_dev = (int)jint(rj, "cuda_dev", -1);
             json_t *st = json_object_get(rj, "status");
             long long async = jint(st, "async_error", 0), init = jint(st, "init_state", 0);
             const char *e = nccl_result(async && async != 7 ? async : init != 7 ? init : 0);
@@ -210,12 +219,9 @@ int dx_ras_json(dx_ras *r, const char *name, const char *text, size_t len, ddx_e
         json_counts(c, ranks);
         json_array_foreach(json_object_get(cj, "missing_ranks"), k, rj)
         {
-            dx_ras_rank *x = dx_ras_rank_get(c, (int)jint(rj, "rank", -1), &oom);
+            dx_ras_rank *x = json_rank(c, rj, &oom);
             if (!x)
                 continue;
-            jcopy(x->host, sizeof x->host, rj, "host");
-            x->pid = jint(rj, "pid", -1);
-            x->cuda_dev = (int)jint(rj, "cuda_dev", -1);
             json_t *st = json_object_get(rj, "status");
             x->missing = json_is_true(json_object_get(st, "unresponsive"));
             x->dead = json_is_true(json_object_get(st, "considered_dead"));
@@ -374,6 +380,22 @@ static void judge_counts(const dx_ras *r, int w, dx_ras_verdict *v, int *named)
     put(v->behind, sizeof v->behind, &beh);
 }
 
+/* Adds "rank R (...) <what> <detail>" to b and, when no earlier class named culprits, the rank
+ * to the culprits of class `cls`. */
+static void note_rank(dx_buf *b, const dx_ras_comm *c, const dx_ras_rank *x, int gr,
+                      const char *what, const char *detail, dx_ras_verdict *v, int *named, int cls)
+{
+    if (b->n < 200) {
+        dx_buf_addf(b, "%s", b->n ? "; " : "");
+        say_rank(b, c, x, gr);
+        dx_buf_addf(b, " %s %s", what, detail);
+    }
+    if (!*named || *named == cls) {
+        add_culprit(v, gr);
+        *named = cls;
+    }
+}
+
 void dx_ras_judge(const dx_ras *r, dx_ras_verdict *v)
 {
     memset(v, 0, sizeof *v);
@@ -417,28 +439,11 @@ void dx_ras_judge(const dx_ras *r, dx_ras_verdict *v)
             const dx_ras_comm *c = &r->comms[i];
             const dx_ras_rank *x = &c->ranks[k];
             int gr = global_rank(r, c, x, w);
-            if (x->missing && !x->dead) {
-                if (miss.n < 200) {
-                    dx_buf_addf(&miss, "%s", miss.n ? "; " : "");
-                    say_rank(&miss, c, x, gr);
-                    dx_buf_addf(&miss, " sent no data about communicator %s", c->hash);
-                }
-                if (!named || named == 3) {
-                    add_culprit(v, gr);
-                    named = 3;
-                }
-            }
-            if (x->error[0]) {
-                if (err.n < 200) {
-                    dx_buf_addf(&err, "%s", err.n ? "; " : "");
-                    say_rank(&err, c, x, gr);
-                    dx_buf_addf(&err, " reported %s", x->error);
-                }
-                if (!named || named == 4) {
-                    add_culprit(v, gr);
-                    named = 4;
-                }
-            }
+            if (x->missing && !x->dead)
+                note_rank(&miss, c, x, gr, "sent no data about communicator", c->hash, v, &named,
+                          3);
+            if (x->error[0])
+                note_rank(&err, c, x, gr, "reported", x->error, v, &named, 4);
         }
     for (size_t i = 0; i < r->nprocs && miss.n < 200; i++)
         if (!r->procs[i].dead)
