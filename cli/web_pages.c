@@ -106,10 +106,10 @@ static const char *literal(dx_buf *b, const char *p, int k, int *most)
                 }
                 p += *p != '\0';
             }
-            dx_buf_addc(b, ' ');
+            /* a group's literal text joins what is around it: "(?:Watchdog c|C)aught" is
+               "Watchdog caught" (anything not literal inside or after it becomes a blank) */
             p = literal(b, p, k, most);
             p += *p == ')';
-            dx_buf_addc(b, ' ');
             continue;
         } else if (c == '{') {
             while (*p && *p != '}')

@@ -5,8 +5,8 @@
 
    Search: every word of the query must appear in a reference's search text (data-s: id, title,
    category, kind, frameworks, summary, the literal text of its patterns). Matches are listed
-   best first: those that hold the whole query as one phrase, then by the longest run of the
-   query's words found together in the id or title, then by how many of them are there. An
+   best first: those that hold the whole query as one phrase, then by how many of the query's
+   words the id or title holds and the longest run of them found together there. An
    empty query puts every reference back in its category. */
 (function () {
   "use strict";
@@ -39,7 +39,9 @@
       var s = 1;
       for (var i = 0; i < words.length; i++) {
         if (li.ddxText.indexOf(words[i]) < 0) return 0;
-        if (li.ddxHead.indexOf(" " + words[i] + " ") >= 0) s += 1;
+        /* a message many references read as a symptom belongs to the one whose id or title
+           is about it */
+        if (li.ddxHead.indexOf(" " + words[i] + " ") >= 0) s += 5;
       }
       return s + (li.ddxText.indexOf(q) >= 0 ? 100 : 0) + 3 * run_in(li.ddxHead, words);
     };
