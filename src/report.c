@@ -7,6 +7,7 @@
  * timeline). Colour only when asked (the CLI asks on a terminal without NO_COLOR).
  */
 #include "diag.h"
+#include "jobview.h"
 
 #include <jansson.h>
 #include <ctype.h>
@@ -359,7 +360,7 @@ int ddx_report_write_json(const ddx_report *rep, FILE *out, ddx_error *err)
         json_t *o = json_object();
         char buf[64];
         json_object_set_new(o, "rank", json_integer(x->rank));
-        json_object_set_new(o, "state", json_string(v.state));
+        json_object_set_new(o, "state", json_string(dx_view_state(rep, x->rank, v.state)));
         json_object_set_new(o, "host", x->host[0] ? json_string(x->host) : json_null());
         json_object_set_new(o, "cuda_dev",
                             x->cuda_dev >= 0 ? json_integer(x->cuda_dev) : json_null());
@@ -737,7 +738,8 @@ int ddx_report_write_text(const ddx_report *rep, int flags, FILE *out, ddx_error
             char t[64] = "-";
             if (x->has_time)
                 dx_time_format(&x->last_time, t, sizeof t);
-            fprintf(out, "  %5d  %-9s  last seen %s", x->rank, v.state, t);
+            fprintf(out, "  %5d  %-9s  last seen %s", x->rank, dx_view_state(rep, x->rank, v.state),
+                    t);
             if (x->host[0])
                 fprintf(out, "  on %s", x->host);
             if (x->cuda_dev >= 0)

@@ -156,7 +156,8 @@ def write_set(name, fmt, why, expect, hung=True, only_active=False, as_json=True
 
 
 HUNG = ["fr culprits = 3 6", "culprit_ranks = 3 6", "culprit = 3", "top = nccl-hang-culprit-rank",
-        "level >= likely", "fact job.fr_culprit = 3,6", "hang ~ rank 3 never joined collective"]
+        "level >= likely", "fact job.fr_culprit = 3,6", "hang ~ rank 3 never joined collective",
+        "rank 3 state = silent", "rank 6 state = silent", "rank 2 state = healthy"]
 write_set("full-json-nccl", "nccl_trace_rank_%d",
           "full JSON dumps; ranks 3 and 6 never started the sixth iteration; an NCCL log gives "
           "each rank's host, pid and GPU",
@@ -184,5 +185,6 @@ write_set("active-pickle-tc", "torchcomm_fr_trace_%d",
            "fr missing-rank ~ rank 3 has nothing of PG 2 (ep) in flight while rank 1 waits"],
           only_active=True, as_json=False, empty=(5,))
 write_set("healthy-json", "nccl_trace_rank_%d", "five complete iterations: nobody is behind",
-          ["no fr", "culprit = null", "top = null", "no fact job.fr_missing", "no hang"],
+          ["no fr", "culprit = null", "top = null", "no fact job.fr_missing", "no hang",
+           "rank 3 state = healthy"],
           hung=False)
