@@ -340,43 +340,57 @@ static void test_placement(void **state)
         dx_frdump_fini(&d[i]);
 }
 
-/* One of the writer-format sets (gen_sets.py): ranks 3 and 6 are the culprits; ranks 2 and 7,
- * behind in their expert group only because they wait in tensor parallel for them, are not. */
+/* The writer-format sets (gen_sets.py: JSON and pickle, full and only-active, two with rank 5's
+ * dump empty), each read under every file-name style real tools write: ranks 3 and 6 are the
+ * culprits; ranks 2 and 7, behind in their expert group only because they wait in tensor
+ * parallel for them, are not. */
 static void test_multi_group_set(void **state)
 {
     (void)state;
-    static const char *const styles[] = {"sets/active-pickle-tc/torchcomm_fr_trace_",
-                                         "sets/full-json-nccl/nccl_trace_rank_"};
-    for (size_t s = 0; s < DX_ARRAY_LEN(styles); s++) {
-        dx_frdump d[8];
-        for (int r = 0; r < 8; r++) {
-            char name[128];
-            snprintf(name, sizeof name, "%s%d", styles[s], r);
-            size_t n;
-            char *p = load(name, &n);
-            dx_frdump_parse(name, p, n, &d[r], NULL);
-            free(p);
-            assert_int_equal(d[r].rank, r);
+    static const struct {
+        const char *file, *ext; /* the set's files: file, the rank, ext */
+        int empty;              /* rank 5's dump is empty */
+    } sets[] = {{"sets/active-pickle-tc/torchcomm_fr_trace_", "", 1},
+                {"sets/full-json-nccl/nccl_trace_rank_", "", 0},
+                {"sets/full-pickle-dump/_dump_", "", 1},
+                {"sets/active-json-trace/trace_", ".json", 0}};
+    static const char *const styles[][2] = {
+        {"dumps/_dump_", ""},        {"trace_", ""},
+        {"torchcomm_fr_trace_", ""}, {"host-b/nccl_trace_rank_", ""},
+        {"fr/trace_", ".json"},      {"comm_lib_trace_rank_", ".pkl"}};
+    for (size_t s = 0; s < DX_ARRAY_LEN(sets); s++)
+        for (size_t y = 0; y < DX_ARRAY_LEN(styles); y++) {
+            dx_frdump d[8];
+            for (int r = 0; r < 8; r++) {
+                char file[128], name[128];
+                snprintf(file, sizeof file, "%s%d%s", sets[s].file, r, sets[s].ext);
+                snprintf(name, sizeof name, "%s%d%s", styles[y][0], r, styles[y][1]);
+                size_t n;
+                char *p = load(file, &n);
+                assert_int_equal(parse_bytes(name, p, n, &d[r], NULL), DDX_OK);
+                free(p);
+                assert_int_equal(d[r].rank, r);
+            }
+            dx_fr_finding f[32];
+            dx_fr_verdict v;
+            size_t k = dx_frdump_analyze(d, 8, f, 32, &v);
+            for (int r = 0; r < 8; r++)
+                dx_frdump_fini(&d[r]);
+            assert_true(k >= 2);
+            assert_int_equal(v.nculprits, 2);
+            assert_int_equal(v.culprits[0], 3);
+            assert_int_equal(v.culprits[1], 6);
+            assert_true(v.decisive);
+            assert_int_equal(v.ngroups, 13); /* default, 4 tp, 4 ep and 4 pp, each kind one name */
+            assert_int_equal(v.nempty, (size_t)sets[s].empty);
+            assert_int_equal(v.nunplaced, 0);
+            assert_non_null(strstr(v.where, "never joined collective"));
+            for (size_t i = 0; i < k; i++)
+                if (f[i].root)
+                    assert_true(f[i].rank == 3 || f[i].rank == 6);
+                else
+                    assert_true(f[i].rank != 3 && f[i].rank != 6);
         }
-        dx_fr_finding f[32];
-        dx_fr_verdict v;
-        size_t k = dx_frdump_analyze(d, 8, f, 32, &v);
-        for (int r = 0; r < 8; r++)
-            dx_frdump_fini(&d[r]);
-        assert_true(k >= 2);
-        assert_int_equal(v.nculprits, 2);
-        assert_int_equal(v.culprits[0], 3);
-        assert_int_equal(v.culprits[1], 6);
-        assert_true(v.decisive);
-        assert_int_equal(v.ngroups, 13); /* default, 4 tp, 4 ep and 4 pp, each kind one name */
-        assert_int_equal(v.nempty, s == 0);
-        assert_non_null(strstr(v.where, "never joined collective"));
-        for (size_t i = 0; i < k; i++)
-            if (f[i].root)
-                assert_true(f[i].rank == 3 || f[i].rank == 6);
-            else
-                assert_true(f[i].rank != 3 && f[i].rank != 6);
-    }
 }
 
 static void test_entry_cap(void **state)
