@@ -1312,6 +1312,7 @@ static int find_culprit(ddx_report *rep)
 static const char *const derived_facts[] = {"job.fr_missing",
                                             "job.desync",
                                             "job.fr_culprit",
+                                            "job.fr_desync",
                                             "deepspeed.batch_arithmetic",
                                             "deepspeed.offload_client_optimizer",
                                             "megatron.sp_without_tp"};
@@ -1447,7 +1448,8 @@ static int any_failure(const void *rep) { return any_failure_line(rep); }
 
 /* The flight recorder's facts: job.fr_missing (a rank behind, unfinished or without a readable
  * dump: its culprits' reason first), job.desync (ranks that differ in a collective) and, when the
- * dumps decide, job.fr_culprit (the ranks they hold responsible). */
+ * dumps decide, job.fr_culprit (the ranks they hold responsible) and, when what puts the first of
+ * them out of step is a different collective, size or dtype, job.fr_desync (the same ranks). */
 static int fr_facts(ddx_report *rep)
 {
     const dx_fr_verdict *v = &rep->frv;
@@ -1472,6 +1474,8 @@ static int fr_facts(ddx_report *rep)
         for (size_t i = 0; i < v->nculprits; i++)
             dx_buf_addf(&b, "%s%d", i ? "," : "", v->culprits[i]);
         rc = dx_facts_set(&rep->facts, "job.fr_culprit", dx_buf_cstr(&b), b.n, src, 0);
+        if (!rc && (v->kind == DX_FR_OP || v->kind == DX_FR_SIZE || v->kind == DX_FR_DTYPE))
+            rc = dx_facts_set(&rep->facts, "job.fr_desync", dx_buf_cstr(&b), b.n, src, 0);
         dx_buf_fini(&b);
     }
     return rc;

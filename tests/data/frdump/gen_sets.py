@@ -23,6 +23,8 @@
 #   active-json-trace  only-active dumps (every entry "scheduled"), JSON, trace_N.json
 #   active-pickle-tc   only-active dumps, pickle, torchcomm_fr_trace_N, rank 5's dump empty
 #   healthy-json       the five iterations only: no rank is behind
+#   desync-pickle      the five iterations, then every rank in a default-group all_reduce but rank
+#                      5, which runs all_gather there (pickle, _dump_N)
 import json, os, pickle
 
 N = 8
@@ -47,7 +49,7 @@ def groups(r):
     return g
 
 
-def trace(r, iterations, hung):
+def trace(r, iterations, hung, desync=None):
     """The entries of rank r and its per-group (enqueued, started, completed)."""
     g = groups(r)
     seq = {k: 0 for k in g}
@@ -95,6 +97,9 @@ def trace(r, iterations, hung):
         else:
             add("pp", "nccl:recv %d<-%d" % (1, 0), [[4, 1024]], "BFloat16", "completed", True)
         add("default", "nccl:all_reduce", [[1]], "Float", "completed")
+    if desync is not None:  # every rank enters one more default-group collective; one differs
+        add("default", "nccl:all_gather" if r == desync else "nccl:all_reduce", [[1]], "Float",
+            "started")
     if hung and r not in FAULTY:
         tp_peer = [x for x in g["tp"][2] if x != r][0]
         if tp_peer in FAULTY:
@@ -106,8 +111,8 @@ def trace(r, iterations, hung):
     return g, ents, status
 
 
-def dump(r, hung, only_active, as_json):
-    g, ents, status = trace(r, 5, hung)
+def dump(r, hung, only_active, as_json, desync=None):
+    g, ents, status = trace(r, 5, hung, desync)
     if only_active:
         ents = [dict(e, state="scheduled", time_discovered_started_ns=None)
                 for e in ents if e["state"] != "completed"]
@@ -135,7 +140,7 @@ def dump(r, hung, only_active, as_json):
 
 
 def write_set(name, fmt, why, expect, hung=True, only_active=False, as_json=True, empty=(),
-              log=False):
+              log=False, desync=None):
     os.makedirs(os.path.join("sets", name), exist_ok=True)
     with open(os.path.join("sets", name, "expect.txt"), "w") as f:
         f.write("source: constructed -- flight-recorder dumps in the writer's format "
@@ -145,7 +150,7 @@ def write_set(name, fmt, why, expect, hung=True, only_active=False, as_json=True
         path = os.path.join("sets", name, fmt % r)
         with open(path, "wb") as f:
             if r not in empty:
-                f.write(dump(r, hung, only_active, as_json))
+                f.write(dump(r, hung, only_active, as_json, desync))
     if log:
         with open(os.path.join("sets", name, "nccl.log"), "w") as f:
             for r in range(N):
@@ -188,3 +193,10 @@ write_set("healthy-json", "nccl_trace_rank_%d", "five complete iterations: nobod
           ["no fr", "culprit = null", "top = null", "no fact job.fr_missing", "no hang",
            "rank 3 state = healthy"],
           hung=False)
+write_set("desync-pickle", "_dump_%d",
+          "five complete iterations, then rank 5 runs all_gather where the others run all_reduce "
+          "in the default group", ["fr culprits = 5", "culprit = 5", "top = collective-desync",
+                                   "level >= likely", "fact job.fr_desync = 5",
+                                   "fr op ~ rank 5 runs nccl:all_gather while ranks 0, 1, 2, 3, 4, 6 and 7 run",
+                                   "hang ~ rank 5 issued nccl:all_gather", "rank 5 state = silent"],
+          hung=False, as_json=False, desync=5)
