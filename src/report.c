@@ -185,11 +185,12 @@ static int dump(json_t *root, FILE *out, ddx_error *err)
 
 /* ==== the hang: which ranks, where they run, where they stand, how sure ================== */
 
-/* The report leads with the culprit when the top finding is a hang and the culprit is known. */
+/* The report leads with the culprit when the culprit is known and the top finding is a hang, or
+ * NCCL's RAS report holds a process dead: whatever killed it, the others hang on it. */
 static int hang_known(const ddx_report *rep)
 {
     return rep->nkept && rep->culprit >= 0 && rep->nculprit_ranks &&
-           !strcmp(rep->f[0].ref->kind, "hang");
+           (!strcmp(rep->f[0].ref->kind, "hang") || dx_facts_get(&rep->facts, "nccl.ras_dead"));
 }
 
 static int fr_culprit(const ddx_report *rep, int rank)
