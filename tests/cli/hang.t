@@ -51,3 +51,31 @@ $ diagnose tests/job/fr-analyzer/fr-trace-tutorial/fr_trace.txt
 ? 1
 > Hang: rank 1 holds up the others
 >   evidence: flight-recorder analyzer: rank 1 did not join collective 5 (nccl:all_reduce) of group 0:default_pg
+
+# A process NCCL's RAS report holds dead: the others hang on it, and the report leads with it.
+$ diagnose tests/job/nccl-ras/dead-text/ras.txt
+? 1
+> Hang: rank 6 (on node-b, GPU 2, pid 61106) holds up the others
+>   evidence: NCCL RAS: considered dead: process 61106 on node node-b
+>   how sure: likely
+
+# The JSON and the HTML report carry the same answer.
+$ diagnose --json tests/data/frdump/sets/full-json-nccl
+? 1
+> "hang": {
+> "rank": 6,
+> "host": "node-b",
+> "pid": 4106
+> "where": "rank 3 never joined collective 6 (nccl:all_to_all_single) of process group 2 (ep)"
+> "flight_recorder": "8 flight-recorder dumps, 8 compared"
+
+$ diagnose --format html tests/data/frdump/sets/full-json-nccl
+? 1
+> <dt>Culprit rank</dt><dd><strong>rank 3</strong> on node-a · GPU 3 · pid 4103</dd>
+> <dt>Also culprit</dt><dd><strong>rank 6</strong> on node-b · GPU 2 · pid 4106</dd>
+> <dt>Where it stands</dt><dd>rank 3 never joined collective 6 (nccl:all_to_all_single) of process group 2 (ep)</dd>
+> <dt>Dumps read</dt><dd>8 flight-recorder dumps, 8 compared</dd>
+
+$ diagnose --format html tests/job/nccl-ras/dead-text/ras.txt
+? 1
+> <dt>The evidence</dt><dd>NCCL RAS: considered dead: process 61106 on node node-b (GPU 2), rank 6</dd>
