@@ -1,8 +1,8 @@
 # gen_analyzer.py -- writes tests/data/frdump/analyzer/: the cases PyTorch's own flight-recorder
 # analyzer tests build in code (test/distributed/flight_recorder/test_fr_analysis.py:
 # FlightRecorderE2ETest.testBuildDB cases 1-6, FlightRecorderEventTest.test_match_one_event's event
-# pairs and test_all_events), as two-rank dump files, each with the verdict PyTorch's analyzer
-# reaches (torch/distributed/flight_recorder/components/{builder,utils,types}.py) written as the
+# pairs and test_all_events, FlightRecorderOpBackendTest's backend prefixes), as two-rank dump
+# files, each with the verdict PyTorch's analyzer reaches (torch/distributed/flight_recorder/components/{builder,utils,types}.py) written as the
 # expect.txt of tests/job/run.sh. Run with /usr/bin/python3 from this folder; the files it writes
 # are committed.
 #
@@ -158,6 +158,18 @@ for i, c in enumerate(COLLECTIVES):
                                  is_p2p=False))
 case("all-events", "every collective the analyzer knows, with sizes its rules accept (each its "
      "own sequence number): fully matched", d0, d1, ["no fr"])
+
+# ---- FlightRecorderOpBackendTest: the analyzer takes the collective after any of the backends'
+# prefixes (nccl, ncclx, gloo, xccl); the state mismatch of e1 with e9 under each other prefix ----
+for backend in ("ncclx", "gloo", "xccl"):
+    d0, d1 = template(0), template(1)
+    for d, state in ((d0, "scheduled"), (d1, "completed")):
+        e = dict(event("all_reduce", pg, [[4, 4]], [[4, 4]], state, 1), record_id=0, is_p2p=False)
+        e["profiling_name"] = backend + ":all_reduce"
+        d["entries"].append(e)
+    case("backend-" + backend, "e1 with e9 under the %s backend's prefix: state mismatch" % backend,
+         d0, d1, ["fr state ~ rank 0 has collective 1 of PG 0 (%s:all_reduce) scheduled while "
+                  "rank 1 completed it" % backend, "culprit = 0"])
 
 shutil.rmtree("analyzer", ignore_errors=True)
 for i, (name, why, r0, r1, expect) in enumerate(cases):
