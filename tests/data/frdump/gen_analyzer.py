@@ -2,8 +2,9 @@
 # analyzer tests build in code (test/distributed/flight_recorder/test_fr_analysis.py:
 # FlightRecorderE2ETest.testBuildDB cases 1-6, FlightRecorderEventTest.test_match_one_event's event
 # pairs and test_all_events, FlightRecorderOpBackendTest's backend prefixes), as two-rank dump
-# files, each with the verdict PyTorch's analyzer reaches (torch/distributed/flight_recorder/components/{builder,utils,types}.py) written as the
-# expect.txt of tests/job/run.sh. Run with /usr/bin/python3 from this folder; the files it writes
+# files, each with the verdict PyTorch's analyzer reaches
+# (torch/distributed/flight_recorder/components/{builder,utils,types}.py) written as the expect.txt
+# of tests/job/run.sh. Run with /usr/bin/python3 from this folder; the files it writes
 # are committed.
 #
 # The events are built as the test builds them (create_one_event: string sequence ids, dtypes as a
