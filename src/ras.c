@@ -434,17 +434,18 @@ void dx_ras_judge(const dx_ras *r, dx_ras_verdict *v)
     judge_counts(r, w, v, &named);
     /* ranks and processes without data, then ranks that reported errors */
     dx_buf miss = {0}, err = {0};
-    for (size_t i = 0; i < r->ncomms; i++)
-        for (size_t k = 0; k < r->comms[i].nranks; k++) {
-            const dx_ras_comm *c = &r->comms[i];
-            const dx_ras_rank *x = &c->ranks[k];
-            int gr = global_rank(r, c, x, w);
-            if (x->missing && !x->dead)
-                note_rank(&miss, c, x, gr, "sent no data about communicator", c->hash, v, &named,
-                          3);
-            if (x->error[0])
-                note_rank(&err, c, x, gr, "reported", x->error, v, &named, 4);
-        }
+    for (int pass = 0; pass < 2; pass++) /* every missing rank before any error */
+        for (size_t i = 0; i < r->ncomms; i++)
+            for (size_t k = 0; k < r->comms[i].nranks; k++) {
+                const dx_ras_comm *c = &r->comms[i];
+                const dx_ras_rank *x = &c->ranks[k];
+                int gr = global_rank(r, c, x, w);
+                if (pass == 0 && x->missing && !x->dead)
+                    note_rank(&miss, c, x, gr, "sent no data about communicator", c->hash, v,
+                              &named, 3);
+                if (pass == 1 && x->error[0])
+                    note_rank(&err, c, x, gr, "reported", x->error, v, &named, 4);
+            }
     for (size_t i = 0; i < r->nprocs && miss.n < 200; i++)
         if (!r->procs[i].dead)
             dx_buf_addf(&miss, "%sprocess %lld on node %s (GPU %s) sent no communicator data",
