@@ -36,6 +36,8 @@
     X(store_barrier)                                                                               \
     X(megatron_straggler)                                                                          \
     X(nccl_net)                                                                                    \
+    X(nccl_ras)                                                                                    \
+    X(fr_analyzer)                                                                                 \
     X(view_shape)                                                                                  \
     X(hosts)                                                                                       \
     X(tracebacks)                                                                                  \
