@@ -548,7 +548,12 @@ static void write_finding(FILE *out, const ddx_report *rep, const dx_finding *f,
                 (unsigned long long)d->ev->line, s->off);
         if (d->ev->rank >= 0)
             fprintf(out, " %s[rank %d]%s", s->cyan, d->ev->rank, s->off);
-        fprintf(out, " %s: %.200s\n", dx_role_name(d->sig->role), d->ev->text);
+        /* at most 200 bytes, cut before a character, not inside one */
+        size_t n = strlen(d->ev->text);
+        if (n > 200)
+            for (n = 200; n && ((unsigned char)d->ev->text[n] & 0xC0) == 0x80; n--)
+                ;
+        fprintf(out, " %s: %.*s\n", dx_role_name(d->sig->role), (int)n, d->ev->text);
         k++;
     }
     if (f->nchecks) {
