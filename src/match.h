@@ -28,6 +28,11 @@ DX_HIDDEN int dx_matcher_image(const dx_matcher *m, char **bytes, size_t *len, d
 /* Compile for any CPU of this architecture rather than for this one (the generator sets it). */
 DX_HIDDEN void dx_matcher_portable(int on);
 
+/* The fast pattern of a signal (match.c): the literals, one a line (" (any case)" after a
+ * caseless one), appended to out, of which every match holds one and that the database scans
+ * for instead of the pattern. Returns how many, 0 when the pattern goes into the database itself
+ * (no literal it must hold is strong enough), or DDX_ENOMEM. */
+DX_HIDDEN int dx_pattern_literals(const char *pattern, int caseless, dx_buf *out);
 /* Checks one pattern in both engines; fills msg on failure. */
 /* The pattern as Vectorscan compiles it (negated classes also exclude the newline); free it. */
 DX_HIDDEN char *dx_hs_pattern(const char *pattern);
