@@ -10,6 +10,7 @@
 #include "match.h"
 
 #include <ctype.h>
+#include <stdatomic.h>
 #include <strings.h>
 
 #include <hs/hs.h>
@@ -21,9 +22,11 @@ struct dx_matcher {
     int db_borrowed; /* db points into the binary's built-in image: never freed */
     size_t nsig;
     const dx_signal *const *sigs; /* [nsig], borrowed */
-    pcre2_code **re;              /* [nsig], compiled on first use; NULL until then */
-    unsigned char *re_bad;        /* [nsig] 1 when PCRE2 rejected the pattern */
-    unsigned char *anchored;      /* [nsig] 1 when the pattern starts with ^ or ends with $ */
+    /* [nsig] compiled on first use, by whichever thread needs it first (the others then use
+       that one); NULL until then */
+    _Atomic(pcre2_code *) *re;
+    _Atomic(unsigned char) *re_bad; /* [nsig] 1 when PCRE2 rejected the pattern */
+    unsigned char *anchored;        /* [nsig] 1 when the pattern starts with ^ or ends with $ */
 };
 
 struct dx_scan {
@@ -31,8 +34,13 @@ struct dx_scan {
     hs_scratch_t *scratch;
     pcre2_match_data *md;
     pcre2_match_context *mctx;
-    uint32_t last_sig_ok; /* the signal of the last confirmed match */
-    const char *last_line;
+    uint32_t last_sig_ok;  /* the signal of the last confirmed match */
+    const char *last_line; /* where its subject starts (the line, or the line's body) */
+    /* its capture offsets from last_line, start and end of each group (UINT32_MAX: unset): a
+       copy of PCRE2's, or a match another scan confirmed and this one replays */
+    uint32_t own[2 * DX_SCAN_PAIRS];
+    const uint32_t *ov;
+    size_t npairs;
     dx_cand *cands;
     size_t ncands, capcands;
     size_t *line_end; /* [nsig] end of the last line a signal was recorded on, +1 */
@@ -797,8 +805,8 @@ int dx_matcher_new(dx_matcher **out, const dx_signal *const *sigs, size_t nsig,
         return dx_err(err, DDX_ENOMEM, "out of memory");
     m->nsig = nsig;
     m->sigs = sigs;
-    m->re = dx_calloc(nsig ? nsig : 1, sizeof(pcre2_code *));
-    m->re_bad = dx_calloc(nsig ? nsig : 1, 1);
+    m->re = dx_calloc(nsig ? nsig : 1, sizeof *m->re);
+    m->re_bad = dx_calloc(nsig ? nsig : 1, sizeof *m->re_bad);
     m->anchored = dx_calloc(nsig ? nsig : 1, 1);
     if (!m->re || !m->re_bad || !m->anchored) {
         dx_matcher_free(m);
@@ -840,7 +848,7 @@ void dx_matcher_free(dx_matcher *m)
     if (m->db && !m->db_borrowed)
         hs_free_database(m->db);
     for (size_t i = 0; m->re && i < m->nsig; i++)
-        pcre2_code_free(m->re[i]);
+        pcre2_code_free(atomic_load(&m->re[i]));
     dx_free(m->re);
     dx_free(m->re_bad);
     dx_free(m->anchored);
@@ -895,7 +903,7 @@ int dx_scan_new(dx_scan **out, dx_matcher *m, ddx_error *err)
         return dx_err(err, DDX_ENOMEM, "out of memory");
     s->m = m;
     s->line_end = dx_calloc(m->nsig ? m->nsig : 1, sizeof(size_t));
-    s->md = pcre2_match_data_create(32, NULL);
+    s->md = pcre2_match_data_create(DX_SCAN_PAIRS, NULL);
     s->mctx = pcre2_match_context_create(NULL);
     if (!s->line_end || !s->md || !s->mctx ||
         (m->db && hs_alloc_scratch(m->db, &s->scratch) != HS_SUCCESS)) {
@@ -1001,34 +1009,80 @@ int dx_scan_confirm_line(dx_scan *s, uint32_t sig, const char *line, size_t len,
     return dx_scan_confirm(s, sig, line + body, body_len);
 }
 
+/* The PCRE2 code of signal sig, compiled the first time any thread needs it; NULL when PCRE2
+ * rejects the pattern. Two threads may compile it at once: the first to publish its code wins,
+ * the other frees its own. */
+static pcre2_code *code_of(dx_matcher *m, uint32_t sig)
+{
+    pcre2_code *re = atomic_load_explicit(&m->re[sig], memory_order_acquire);
+    if (re || atomic_load_explicit(&m->re_bad[sig], memory_order_relaxed))
+        return re;
+    int ec;
+    PCRE2_SIZE eo;
+    const dx_signal *sg = m->sigs[sig];
+    re = pcre2_compile((PCRE2_SPTR)sg->pattern, PCRE2_ZERO_TERMINATED,
+                       sg->caseless ? PCRE2_CASELESS : 0, &ec, &eo, NULL);
+    if (!re) {
+        atomic_store_explicit(&m->re_bad[sig], 1, memory_order_relaxed);
+        return NULL;
+    }
+    pcre2_jit_compile(re, PCRE2_JIT_COMPLETE); /* falls back to the interpreter */
+    pcre2_code *none = NULL;
+    if (!atomic_compare_exchange_strong_explicit(&m->re[sig], &none, re, memory_order_acq_rel,
+                                                 memory_order_acquire)) {
+        pcre2_code_free(re);
+        re = none;
+    }
+    return re;
+}
+
 int dx_scan_confirm(dx_scan *s, uint32_t sig, const char *line, size_t len)
 {
     dx_matcher *m = s->m;
-    if (sig >= m->nsig || m->re_bad[sig])
+    if (sig >= m->nsig)
         return 0;
-    if (!m->re[sig]) {
-        int ec;
-        PCRE2_SIZE eo;
-        const dx_signal *sg = m->sigs[sig];
-        m->re[sig] = pcre2_compile((PCRE2_SPTR)sg->pattern, PCRE2_ZERO_TERMINATED,
-                                   sg->caseless ? PCRE2_CASELESS : 0, &ec, &eo, NULL);
-        if (!m->re[sig]) {
-            m->re_bad[sig] = 1;
-            return 0;
-        }
-        pcre2_jit_compile(m->re[sig], PCRE2_JIT_COMPLETE); /* falls back to the interpreter */
-    }
-    int rc = pcre2_match(m->re[sig], (PCRE2_SPTR)line, len, 0, 0, s->md, s->mctx);
+    pcre2_code *re = code_of(m, sig);
+    if (!re)
+        return 0;
+    int rc = pcre2_match(re, (PCRE2_SPTR)line, len, 0, 0, s->md, s->mctx);
     if (rc < 0)
         return 0;
+    /* rc is one more than the highest group set (0: the vector was too short, all are set) */
+    size_t npairs = rc > 0 ? (size_t)rc : pcre2_get_ovector_count(s->md);
+    if (npairs > DX_SCAN_PAIRS)
+        npairs = DX_SCAN_PAIRS;
+    const PCRE2_SIZE *ov = pcre2_get_ovector_pointer(s->md);
+    for (size_t i = 0; i < 2 * npairs; i++)
+        s->own[i] = ov[i] == PCRE2_UNSET || ov[i] >= UINT32_MAX ? UINT32_MAX : (uint32_t)ov[i];
+    s->ov = s->own;
+    s->npairs = npairs;
     s->last_sig_ok = sig;
     s->last_line = line;
     return 1;
 }
 
+size_t dx_scan_last(const dx_scan *s, const char **base, const uint32_t **ov)
+{
+    *base = s->last_line;
+    *ov = s->ov;
+    return s->npairs;
+}
+
+void dx_scan_replay(dx_scan *s, uint32_t sig, const char *base, const uint32_t *ov, size_t npairs)
+{
+    s->last_sig_ok = sig;
+    s->last_line = base;
+    s->ov = ov;
+    s->npairs = npairs;
+    if (sig < s->m->nsig)
+        (void)code_of(s->m, sig); /* its names (compiled already where it was confirmed) */
+}
+
 int dx_scan_capture_at(dx_scan *s, size_t i, const char **name, dx_str *value)
 {
-    pcre2_code *re = s->m->re[s->last_sig_ok];
+    if (!s->ov || s->last_sig_ok >= s->m->nsig)
+        return 0;
+    pcre2_code *re = atomic_load_explicit(&s->m->re[s->last_sig_ok], memory_order_acquire);
     uint32_t count = 0, entry = 0;
     PCRE2_SPTR table;
     if (!re || pcre2_pattern_info(re, PCRE2_INFO_NAMECOUNT, &count) != 0 || i >= count)
@@ -1038,14 +1092,12 @@ int dx_scan_capture_at(dx_scan *s, size_t i, const char **name, dx_str *value)
     PCRE2_SPTR e = table + i * entry;
     uint32_t group = ((uint32_t)e[0] << 8) | e[1];
     *name = (const char *)(e + 2);
-    PCRE2_SIZE *ov = pcre2_get_ovector_pointer(s->md);
-    uint32_t npairs = pcre2_get_ovector_count(s->md);
-    if (group >= npairs || ov[2 * group] == PCRE2_UNSET) {
+    if (group >= s->npairs || s->ov[2 * group] == UINT32_MAX) {
         value->p = NULL;
         value->n = 0;
     } else {
-        value->p = s->last_line + ov[2 * group];
-        value->n = ov[2 * group + 1] - ov[2 * group];
+        value->p = s->last_line + s->ov[2 * group];
+        value->n = s->ov[2 * group + 1] - s->ov[2 * group];
     }
     return 1;
 }

@@ -58,6 +58,16 @@ DX_HIDDEN int dx_scan_confirm(dx_scan *s, uint32_t sig, const char *line, size_t
  * mean the start and end of the message. Returns 1 on a match, 0 otherwise. */
 DX_HIDDEN int dx_scan_confirm_line(dx_scan *s, uint32_t sig, const char *line, size_t len,
                                    size_t body, size_t body_len);
+/* The most capture groups (and the whole match) a confirmed match keeps. */
+#define DX_SCAN_PAIRS 32
+/* After a confirmed match: where its subject starts (the line or the line's body), and its
+ * capture offsets from there (start, end of each group, UINT32_MAX when unset); returns how many
+ * pairs. Valid until the next confirmation. To hand a match to another scan (another thread). */
+DX_HIDDEN size_t dx_scan_last(const dx_scan *s, const char **base, const uint32_t **ov);
+/* Makes a match confirmed elsewhere (dx_scan_last's, copied) the last confirmed match of s, so
+ * dx_scan_capture reads it; ov is borrowed until the next confirmation or replay. */
+DX_HIDDEN void dx_scan_replay(dx_scan *s, uint32_t sig, const char *base, const uint32_t *ov,
+                              size_t npairs);
 /* After a confirmed match: the named capture name, if it matched. */
 DX_HIDDEN int dx_scan_capture(dx_scan *s, const char *name, dx_str *out);
 /* After a confirmed match: all named captures, one at a time (i from 0); 0 when done. */
