@@ -742,6 +742,55 @@ static int expr_add(exprs *e, char *pat, unsigned flags, unsigned id)
     return DDX_OK;
 }
 
+/* Where the part of a pattern after its last unbounded gap at the top level starts (".*" or
+ * "[^\n]*", lazy or not), or NULL when it has none worth cutting at. Every match of the pattern
+ * ends with a match of that part, on the same line, so the part alone proposes a superset of the
+ * pattern's candidate lines (PCRE2 confirms the whole pattern), without the gap's states: a gap
+ * after a frequent word keeps an NFA live to the end of every line holding the word. Not cut: a
+ * pattern with a top-level alternative, an inline option or a back reference (the part would
+ * mean something else), or a part too short to be selective. */
+static const char *gap_suffix(const char *p)
+{
+    static const char line_gap[] = "[^\\n]*";
+    const char *cut = NULL;
+    int depth = 0;
+    for (const char *c = p; *c; c++) {
+        if (*c == '\\') {
+            if ((c[1] >= '1' && c[1] <= '9') || c[1] == 'k' || c[1] == 'g')
+                return NULL;
+            c += c[1] != '\0';
+            continue;
+        }
+        const char *gap_end = NULL;
+        if (*c == '[') {
+            if (!depth && !strncmp(c, line_gap, sizeof line_gap - 1))
+                gap_end = c + sizeof line_gap - 1;
+            const char *e = c + 1 + (c[1] == '^');
+            e += *e == ']';
+            for (; *e && *e != ']'; e++)
+                e += *e == '\\' && e[1];
+            if (!*e)
+                return NULL;
+            c = e;
+        } else if (*c == '(') {
+            if (c[1] == '?' && !strchr(":<=!>|P", c[2]))
+                return NULL; /* (?i) and the like */
+            depth++;
+        } else if (*c == ')') {
+            depth--;
+        } else if (*c == '|' && !depth) {
+            return NULL;
+        } else if (*c == '.' && c[1] == '*' && !depth) {
+            gap_end = c + 2;
+        }
+        if (gap_end) {
+            cut = gap_end + (*gap_end == '?' || *gap_end == '+');
+            c = cut - 1;
+        }
+    }
+    return cut && strlen(cut) >= 12 ? cut : NULL;
+}
+
 static int compile_db(dx_matcher *m, ddx_error *err)
 {
     exprs e = {0};
@@ -754,7 +803,8 @@ static int compile_db(dx_matcher *m, ddx_error *err)
                 rc = expr_add(&e, fp_expression(set.s[k], set.len[k]),
                               set.icase[k] ? HS_FLAG_CASELESS : 0, (unsigned)i);
         } else {
-            rc = expr_add(&e, dx_hs_pattern(sg->pattern), hs_flags(sg), (unsigned)i);
+            const char *part = gap_suffix(sg->pattern);
+            rc = expr_add(&e, dx_hs_pattern(part ? part : sg->pattern), hs_flags(sg), (unsigned)i);
         }
     }
     if (rc) {
@@ -966,6 +1016,25 @@ static int cmp_cand(const void *a, const void *b)
     return x->sig < y->sig ? -1 : x->sig > y->sig;
 }
 
+/* Candidates by line, then signal. Vectorscan reports matches in the order they end, so lines
+ * come nearly in order and an insertion sort does about one comparison each; past a budget of
+ * moves (matches far out of order) the rest is left to qsort. */
+static void sort_cands(dx_cand *c, size_t n)
+{
+    size_t moves = 0;
+    for (size_t i = 1; i < n; i++) {
+        dx_cand x = c[i];
+        size_t j = i;
+        for (; j > 0 && cmp_cand(&c[j - 1], &x) > 0 && moves < 4 * n; j--, moves++)
+            c[j] = c[j - 1];
+        c[j] = x;
+        if (moves >= 4 * n) {
+            qsort(c, n, sizeof *c, cmp_cand);
+            return;
+        }
+    }
+}
+
 int dx_scan_chunk(dx_scan *s, const char *data, size_t len, const dx_cand **cands, size_t *ncands,
                   ddx_error *err)
 {
@@ -991,8 +1060,7 @@ int dx_scan_chunk(dx_scan *s, const char *data, size_t len, const dx_cand **cand
             return dx_err(err, DDX_ENOMEM, "out of memory while scanning");
         off += n;
     }
-    if (s->ncands > 1)
-        qsort(s->cands, s->ncands, sizeof(dx_cand), cmp_cand);
+    sort_cands(s->cands, s->ncands);
     *cands = s->cands;
     *ncands = s->ncands;
     return DDX_OK;
