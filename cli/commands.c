@@ -67,6 +67,7 @@ int cli_diagnose(cli_args *a)
         cli_fail("%s", e.message);
         goto done;
     }
+    ddx_job_set_threads(job, a->jobs);
     int stdin_seen = 0;
     for (size_t i = 0; i < a->nargs; i++) {
         if (!strcmp(a->args[i], "-") && stdin_seen++)

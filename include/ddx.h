@@ -78,6 +78,10 @@ DDX_API int ddx_job_add_path(ddx_job *job, const char *path, ddx_error *err);
 DDX_API int ddx_job_add_buffer(ddx_job *job, const char *name, const void *data, size_t len,
                                ddx_error *err);
 
+/* How many threads read the job's inputs (n >= 1); 0, the default, is one per processor this
+ * process may use, at most 8. The report is the same whatever the number. */
+DDX_API void ddx_job_set_threads(ddx_job *job, int n);
+
 enum ddx_diagnose_flags {
     DDX_DIAG_ALL = 1 << 0 /* keep low-confidence candidates in the report */
 };

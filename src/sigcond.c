@@ -190,6 +190,14 @@ void dx_sigcond_line(dx_sigcond_state *c, uint32_t input, uint64_t seq, const ch
     }
 }
 
+int dx_sigcond_wants_lines(const dx_sigcond_state *c)
+{
+    for (size_t i = 0; c && i < c->nrules; i++)
+        if (c->rules[i].cond && c->rules[i].cond->at_end && c->rules[i].cur.n)
+            return 1;
+    return 0;
+}
+
 static long long capture_ll(struct dx_scan *scan, const char *name)
 {
     dx_str v;

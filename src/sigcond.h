@@ -40,6 +40,10 @@ DX_HIDDEN int dx_sigcond_watches(const dx_sigcond_state *c, uint32_t sig);
 DX_HIDDEN void dx_sigcond_line(dx_sigcond_state *c, uint32_t input, uint64_t seq, const char *body,
                                size_t len);
 
+/* Whether a line of an at_end signal waits to be the last of its input: then every later line
+ * must be given to dx_sigcond_line (a scan may skip the lines no pattern hits otherwise). */
+DX_HIDDEN int dx_sigcond_wants_lines(const dx_sigcond_state *c);
+
 /* A confirmed hit of watched signal sig on the line whose captures scan holds: ev (text and
  * captures built, rank and blame set) is taken in every case. */
 DX_HIDDEN int dx_sigcond_hit(dx_sigcond_state *c, uint32_t sig, dx_event *ev, struct dx_scan *scan,
