@@ -1,6 +1,7 @@
 #!/bin/sh
 # install-deps.sh -- install the Debian packages ddx needs to build and test.
 #
+# jq reads JSON in the test scripts; git lets the floors test compare with the previous commit.
 # Idempotent: asks dpkg which packages are missing and installs only those,
 # through sudo when not root. Used by `make demo` and `make test`.
 # DDX_WITH_TORCH=1 (what `make test` sets) adds Debian's CPU PyTorch for the live scenario
@@ -9,7 +10,7 @@ set -eu
 
 pkgs="build-essential g++ cmake pkg-config libvectorscan-dev libpcre2-dev libyaml-dev \
 libjansson-dev zlib1g-dev libzstd-dev liblzma-dev libbz2-dev nettle-dev libarchive-dev \
-libcmocka-dev ripgrep hyperfine"
+libcmocka-dev ripgrep hyperfine jq git"
 if [ "${DDX_WITH_TORCH:-0}" = 1 ]; then
     pkgs="$pkgs python3 python3-torch clang-format"
 fi
