@@ -56,8 +56,10 @@ static const cli_opt options[] = {
      "say everything: score terms, facts, timeline (eval: every miss; show: patterns, examples)"},
     {"kb", required_argument, OPT_KB, "DIR", CMD_DIAGNOSE | CMD_REFS | CMD_SHOW | CMD_EVAL,
      "add the references in DIR (<category>/<id>.md) to the built-in ones"},
-    {"no-builtin", no_argument, OPT_NO_BUILTIN, NULL, CMD_DIAGNOSE | CMD_REFS | CMD_SHOW | CMD_EVAL,
-     "use only the references given with --kb (to test your own knowledge base)"},
+    {"no-builtin", no_argument, OPT_NO_BUILTIN, NULL,
+     CMD_DIAGNOSE | CMD_REFS | CMD_SHOW | CMD_EVAL | CMD_LINT,
+     "use only the references given with --kb (lint: only those of DIR, without the built-in "
+     "ones)"},
     {"color", required_argument, OPT_COLOR, "WHEN", CMD_DIAGNOSE | CMD_SHOW,
      "auto (default: on a terminal unless NO_COLOR is set), always or never"},
     {"no-color", no_argument, OPT_NO_COLOR, NULL, CMD_DIAGNOSE | CMD_SHOW, "same as --color=never"},
