@@ -3,7 +3,7 @@
 # tree, build it, run the tests, and report which test killed it or that it survived.
 #
 #   scripts/mutate.sh [--list FILE] [--only ID[,ID...]] [--check] [--keep]
-#                     [--root DIR] [--build CMD] [--test CMD] [--full CMD]
+#                     [--root DIR] [--build CMD] [--test CMD] [--full CMD] [--build-kills RE]
 #
 # The list (default scripts/mutations.txt) is data: each mutation names a file, an exact
 # snippet of it and its replacement, never a line number, so the list survives code that
@@ -24,12 +24,15 @@
 # Everything happens in a copy of the tree (the working tree, uncommitted changes included,
 # without build folders), next to a link to ../shared when there is one; the tree itself is
 # never touched. The copy is built once (--build), checked to pass the tests each mutation
-# names, then for each mutation: the file is mutated, the copy rebuilt (a build that fails
-# kills the mutant: the build runs lint on the knowledge base), the named tests run (--test,
-# with MUTANT_TESTS set to the pattern), and when they all pass every other test runs too
-# (--full): a mutant survives only when nothing fails. The file is restored before the next.
-# Exit status: 0 when every mutant was killed, 1 when one survived or a snippet is stale, 2 on
-# bad usage. --check only verifies that every snippet applies (no build, no tests).
+# names, then for each mutation: the file is mutated, the copy rebuilt, the named tests run
+# (--test, with MUTANT_TESTS set to the pattern), and when they all pass every other test runs
+# too (--full): a mutant survives only when nothing fails. The file is restored before the next.
+# A build that fails kills the mutant only when its log matches --build-kills (default: the
+# generator's lint of the knowledge base, which the build runs, refusing the references);
+# any other build failure (the compiler refusing the mutant) marks the mutation BROKEN: it has
+# to be rewritten so that it builds, or it says nothing about the tests.
+# Exit status: 0 when every mutant was killed, 1 when one survived, is broken or its snippet is
+# stale, 2 on bad usage. --check only verifies that every snippet applies (no build, no tests).
 #
 # Not part of `make test` (a build per mutant takes minutes); `make mutate` runs it, and the
 # test mutate/script runs it on a tiny project (tests/data/mutate) to keep the script honest.
@@ -44,6 +47,7 @@ jobs=${JOBS:-2}
 build_cmd=""
 test_cmd=""
 full_cmd=""
+build_kills='ddx-gen: .*(do not pass lint|ranks? )'
 while [ $# -gt 0 ]; do
     case "$1" in
     --list) list=$2; shift 2 ;;
@@ -54,6 +58,7 @@ while [ $# -gt 0 ]; do
     --build) build_cmd=$2; shift 2 ;;
     --test) test_cmd=$2; shift 2 ;;
     --full) full_cmd=$2; shift 2 ;;
+    --build-kills) build_kills=$2; shift 2 ;;
     -h | --help) sed -n '2,/^set -u/p' "$0" | sed 's/^# \{0,1\}//; /^set -u/d'; exit 0 ;;
     *) echo "mutate.sh: unknown option '$1' (--help)" >&2; exit 2 ;;
     esac
@@ -154,9 +159,11 @@ pat=$(for id in $(cat "$tmp/m/order"); do selected "$id" && cat "$tmp/m/$id/test
 
 killed=0
 survived=0
-# which test failed: ctest's summary line, or a FAIL line of another runner
+broken=0
+# which test failed: the first of ctest's "tests FAILED" list (not of its skipped list), or a
+# FAIL line of another runner
 failed_test() {
-    t=$(sed -n 's/^[[:space:]]*[0-9]* - \([^ ]*\) (.*/\1/p' "$1" | head -1)
+    t=$(sed -n '/The following tests FAILED:/,$ s/^[[:space:]]*[0-9]* - \([^ ]*\) (.*/\1/p' "$1" | head -1)
     [ -n "$t" ] || t=$(sed -n 's/^FAIL: *\([^ :]*\).*/\1/p' "$1" | head -1)
     echo "${t:-a test}"
 }
@@ -166,8 +173,13 @@ for id in $(cat "$tmp/m/order"); do
     apply "$id" "$copy" || continue
     tests=$(cat "$tmp/m/$id/tests" 2>/dev/null)
     if ! (cd "$copy" && sh -c "$build_cmd") >"$log" 2>&1; then
-        verdict="killed   $id  by the build ($(grep -m1 -E 'error|lint|FAIL' "$log" | cut -c1-80))"
-        killed=$((killed + 1))
+        if grep -qE -- "$build_kills" "$log"; then
+            verdict="killed   $id  by the build ($(grep -m1 -E -- "$build_kills" "$log" | cut -c1-100))"
+            killed=$((killed + 1))
+        else
+            verdict="BROKEN   $id: it does not build ($(grep -m1 -E 'error|Error' "$log" | cut -c1-100))"
+            broken=$((broken + 1))
+        fi
     elif ! (cd "$copy" && MUTANT_TESTS="$tests" sh -c "$test_cmd") >"$log" 2>&1; then
         verdict="killed   $id  by $(failed_test "$log")"
         killed=$((killed + 1))
@@ -183,5 +195,5 @@ for id in $(cat "$tmp/m/order"); do
 done
 # rebuild the restored copy so --keep leaves a working tree
 [ "$keep" = 1 ] && (cd "$copy" && sh -c "$build_cmd") >/dev/null 2>&1
-echo "mutate.sh: $killed killed, $survived survived, $stale stale"
-[ "$survived" = 0 ] && [ "$stale" = 0 ]
+echo "mutate.sh: $killed killed, $survived survived, $broken broken, $stale stale"
+[ "$survived" = 0 ] && [ "$broken" = 0 ] && [ "$stale" = 0 ]

@@ -47,9 +47,9 @@ floor() { # expected-exit text-or-empty args...
     [ -z "$text" ] || grep -qF -- "$text" "$tmp/f.out" || fail "eval $*: no '$text' in: $(cat "$tmp/f.out")"
 }
 c=tests/eval-fixture/corpus
-floor 0 "" --min-top1 55.5 --min-top3 77.7 --min-negatives 60 --min-culprit 33.3 $c
-floor 1 "top-1 5/9 = 55.56% is below the floor 56%" --min-top1 56 $c
-floor 1 "top-3 7/9 = 77.78% is below the floor 77.8%" --min-top3 77.8 $c
+floor 0 "" --min-top1 60 --min-top3 80 --min-negatives 60 --min-culprit 33.3 $c
+floor 1 "top-1 6/10 = 60.00% is below the floor 60.1%" --min-top1 60.1 $c
+floor 1 "top-3 8/10 = 80.00% is below the floor 81%" --min-top3 81 $c
 floor 1 "negatives clean 3/5 = 60.00% is below the floor 61%" --min-negatives 61 $c
 floor 1 "culprit rank 1/3 = 33.33% is below the floor 34%" --min-culprit 34 $c
 floor 1 "the culprit rank floor 0% measures nothing: no cases with a culprit_rank" \
