@@ -15,11 +15,11 @@
 #   file: src/diag.c              the file, from the repository root
 #   tests: eval/instrument|kb/    the tests expected to kill it (a ctest -R pattern)
 #   find:                         the exact snippet: the lines up to "replace:"
-#   replace:                      its replacement: the lines up to the next "==" (trailing
-#                                 blank lines dropped)
+#   replace:                      its replacement: the lines up to the next "==" line or
+#                                 comment line (trailing blank lines dropped)
 #
-# Comments (#) and blank lines go before the first mutation or between an "==" line and its
-# "find:" (after "find:" every line belongs to the snippets).
+# A comment is a line that is "#" or starts with "# "; it ends a replacement, so comments may
+# stand between mutations. Inside "find:" every line belongs to the snippet.
 #
 # Everything happens in a copy of the tree (the working tree, uncommitted changes included,
 # without build folders), next to a link to ../shared when there is one; the tree itself is
@@ -89,8 +89,10 @@ awk -v dir="$tmp/m" '
     /^find:$/ && id != "" { mode = "find"; next }
     /^replace:$/ && id != "" { mode = "replace"; next }
     mode == "find" { find = find (fn++ ? "\n" : "") $0; next }
+    mode == "replace" && ($0 == "#" || /^# /) { mode = "done"; next }
     mode == "replace" { repl = repl (rn++ ? "\n" : "") $0; next }
     /^#/ || !NF { next }
+    mode == "done" { print "mutate.sh: list line " NR " follows a comment inside a mutation: " $0 > "/dev/stderr"; bad = 1; next }
     id != "" && /^about: / { sub(/^about: /, ""); print > (dir "/" id "/about"); next }
     id != "" && /^file: / { sub(/^file: /, ""); print > (dir "/" id "/file"); next }
     id != "" && /^tests: / { sub(/^tests: /, ""); print > (dir "/" id "/tests"); next }
