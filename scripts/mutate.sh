@@ -2,7 +2,7 @@
 # mutate.sh -- mutation testing: apply each deliberate breakage of a list to a copy of the
 # tree, build it, run the tests, and report which test killed it or that it survived.
 #
-#   scripts/mutate.sh [--list FILE] [--only ID[,ID...]] [--check] [--keep]
+#   scripts/mutate.sh [--list FILE] [--only ID[,ID...]] [--check] [--keep] [--logs DIR]
 #                     [--root DIR] [--build CMD] [--test CMD] [--full CMD] [--build-kills RE]
 #
 # The list (default scripts/mutations.txt) is data: each mutation names a file, an exact
@@ -33,6 +33,7 @@
 # to be rewritten so that it builds, or it says nothing about the tests.
 # Exit status: 0 when every mutant was killed, 1 when one survived, is broken or its snippet is
 # stale, 2 on bad usage. --check only verifies that every snippet applies (no build, no tests).
+# --logs DIR keeps each mutant's build and test output as DIR/ID.log.
 #
 # Not part of `make test` (a build per mutant takes minutes); `make mutate` runs it, and the
 # test mutate/script runs it on a tiny project (tests/data/mutate) to keep the script honest.
@@ -40,6 +41,7 @@ set -u
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/.." && pwd)
 list=""
+logs=""
 only=""
 check=0
 keep=0
@@ -54,6 +56,7 @@ while [ $# -gt 0 ]; do
     --only) only=",$2,"; shift 2 ;;
     --check) check=1; shift ;;
     --keep) keep=1; shift ;;
+    --logs) logs=$2; mkdir -p "$logs" || exit 2; shift 2 ;;
     --root) root=$(cd "$2" && pwd) || exit 2; shift 2 ;;
     --build) build_cmd=$2; shift 2 ;;
     --test) test_cmd=$2; shift 2 ;;
@@ -193,6 +196,7 @@ for id in $(cat "$tmp/m/order"); do
         survived=$((survived + 1))
     fi
     restore "$id" "$copy"
+    [ -z "$logs" ] || cp "$log" "$logs/$id.log"
     echo "$verdict: $about"
 done
 # rebuild the restored copy so --keep leaves a working tree
