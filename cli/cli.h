@@ -5,17 +5,30 @@
 #include "dx.h"
 
 typedef struct cli_args {
-    int json, all, verbose, full, patterns, no_builtin;
+    int json, all, verbose, full, patterns, no_builtin, markdown;
     int color; /* -1 auto, 0 never, 1 always */
     const char *kb_dir;
     const char *category;
     double min_top1, min_top3, min_neg, min_culprit; /* -1: no floor */
+    /* watch */
+    const char *events, *output, *on_finding, *on_stall;
+    double stall_after, stall_factor, stall_min; /* -1: not given */
+    long pid;                                    /* -1: not given */
+    /* fleet, record, slurm */
+    const char *db, *since, *until, *html;
+    double alpha; /* -1: not given */
+    const char *job_id, *user, *partition, *nodes, *start, *end, *cluster;
+    int if_failed, save;
     char **args;
     size_t nargs;
+    char **cmd; /* after "--" (watch): the command to run, NULL when none */
+    size_t ncmd;
 } cli_args;
 
 int cli_fail(const char *fmt, ...) DX_PRINTF(1, 2);
 int cli_color(const cli_args *a);
+/* ddx_report_write_text's flags for output to out: colour (as cli_color, for out), verbose. */
+int cli_text_flags(const cli_args *a, FILE *out);
 int cli_open_kb(const cli_args *a, ddx_kb **kb);
 
 int cli_diagnose(cli_args *a);
@@ -23,5 +36,10 @@ int cli_refs(cli_args *a);
 int cli_show(cli_args *a);
 int cli_lint(cli_args *a);
 int cli_eval(cli_args *a);
+int cli_watch(cli_args *a);
+int cli_record(cli_args *a);
+int cli_fleet(cli_args *a);
+int cli_slurm(cli_args *a);
+int cli_facts(cli_args *a);
 
 #endif

@@ -40,14 +40,13 @@ int cli_diagnose(cli_args *a)
     if (a->json)
         rc = ddx_report_write_json(rep, stdout, &e);
     else
-        rc = ddx_report_write_text(
-            rep, (cli_color(a) ? DDX_TEXT_COLOR : 0) | (a->verbose ? DDX_TEXT_VERBOSE : 0), stdout,
-            &e);
+        rc = ddx_report_write_text(rep, cli_text_flags(a, stdout), stdout, &e);
     if (rc || fflush(stdout)) {
         cli_fail("%s", e.message[0] ? e.message : "cannot write the output");
         goto done;
     }
-    status = ddx_report_count(rep) ? 1 : 0;
+    /* a finding, or a failure the catalogue cannot place: either way the report names one */
+    status = ddx_report_count(rep) || ddx_report_unrecognised(rep) ? 1 : 0;
 done:
     ddx_report_free(rep);
     ddx_job_free(job);

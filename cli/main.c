@@ -1,4 +1,5 @@
-/* main.c -- the ddx command line: diagnose, refs, show, lint, eval.
+/* main.c -- the ddx command line: diagnose, watch, slurm, record, fleet, refs, show, lint, eval,
+ * facts.
  *
  * The only code that prints usage or calls exit. One table of options drives getopt_long and
  * every command's --help; each command is a function over the public API (include/ddx.h) plus
@@ -18,8 +19,14 @@ enum {
     CMD_SHOW = 1 << 2,
     CMD_LINT = 1 << 3,
     CMD_EVAL = 1 << 4,
-    CMD_ALL = 0x1f
+    CMD_WATCH = 1 << 5,
+    CMD_RECORD = 1 << 6,
+    CMD_FLEET = 1 << 7,
+    CMD_SLURM = 1 << 8,
+    CMD_FACTS = 1 << 9,
+    CMD_ALL = 0x3ff
 };
+#define CMD_REPORTS (CMD_DIAGNOSE | CMD_WATCH | CMD_SLURM) /* commands that print a diagnosis */
 
 enum {
     OPT_JSON = 'j',
@@ -36,7 +43,31 @@ enum {
     OPT_CATEGORY,
     OPT_FULL,
     OPT_PATTERNS,
-    OPT_NO_BUILTIN
+    OPT_NO_BUILTIN,
+    OPT_OUTPUT = 'o',
+    OPT_EVENTS = 300,
+    OPT_ON_FINDING,
+    OPT_ON_STALL,
+    OPT_STALL_AFTER,
+    OPT_STALL_FACTOR,
+    OPT_STALL_MIN,
+    OPT_PID,
+    OPT_DB,
+    OPT_SINCE,
+    OPT_UNTIL,
+    OPT_HTML,
+    OPT_ALPHA,
+    OPT_JOB_ID,
+    OPT_USER,
+    OPT_PARTITION,
+    OPT_NODES,
+    OPT_START,
+    OPT_END,
+    OPT_CLUSTER,
+    OPT_IF_FAILED,
+    OPT_SAVE,
+    OPT_LIST,
+    OPT_MARKDOWN
 };
 
 typedef struct cli_opt {
@@ -49,20 +80,20 @@ typedef struct cli_opt {
 } cli_opt;
 
 static const cli_opt options[] = {
-    {"json", no_argument, OPT_JSON, NULL, CMD_DIAGNOSE | CMD_REFS | CMD_SHOW | CMD_EVAL,
+    {"json", no_argument, OPT_JSON, NULL, CMD_REPORTS | CMD_REFS | CMD_SHOW | CMD_EVAL | CMD_FLEET,
      "write JSON (for diagnose: the contract in docs/json.md)"},
-    {"all", no_argument, OPT_ALL, NULL, CMD_DIAGNOSE, "also report low-confidence candidates"},
-    {"verbose", no_argument, OPT_VERBOSE, NULL, CMD_DIAGNOSE | CMD_SHOW | CMD_EVAL | CMD_LINT,
+    {"all", no_argument, OPT_ALL, NULL, CMD_REPORTS, "also report low-confidence candidates"},
+    {"verbose", no_argument, OPT_VERBOSE, NULL, CMD_REPORTS | CMD_SHOW | CMD_EVAL | CMD_LINT,
      "say everything: score terms, facts, timeline (eval: every miss; show: patterns, examples)"},
-    {"kb", required_argument, OPT_KB, "DIR", CMD_DIAGNOSE | CMD_REFS | CMD_SHOW | CMD_EVAL,
+    {"kb", required_argument, OPT_KB, "DIR", CMD_REPORTS | CMD_REFS | CMD_SHOW | CMD_EVAL,
      "add the references in DIR (<category>/<id>.md) to the built-in ones"},
     {"no-builtin", no_argument, OPT_NO_BUILTIN, NULL,
-     CMD_DIAGNOSE | CMD_REFS | CMD_SHOW | CMD_EVAL | CMD_LINT,
+     CMD_REPORTS | CMD_REFS | CMD_SHOW | CMD_EVAL | CMD_LINT,
      "use only the references given with --kb (lint: only those of DIR, without the built-in "
      "ones)"},
-    {"color", required_argument, OPT_COLOR, "WHEN", CMD_DIAGNOSE | CMD_SHOW,
+    {"color", required_argument, OPT_COLOR, "WHEN", CMD_REPORTS | CMD_SHOW,
      "auto (default: on a terminal unless NO_COLOR is set), always or never"},
-    {"no-color", no_argument, OPT_NO_COLOR, NULL, CMD_DIAGNOSE | CMD_SHOW, "same as --color=never"},
+    {"no-color", no_argument, OPT_NO_COLOR, NULL, CMD_REPORTS | CMD_SHOW, "same as --color=never"},
     {"category", required_argument, OPT_CATEGORY, "CAT", CMD_REFS,
      "only references of this category"},
     {"full", no_argument, OPT_FULL, NULL, CMD_REFS, "with --json: every field of each reference"},
@@ -76,6 +107,49 @@ static const cli_opt options[] = {
      "fail when fewer than PCT of negative cases stay clean"},
     {"min-culprit", required_argument, OPT_MIN_CULPRIT, "PCT", CMD_EVAL,
      "fail when culprit-rank accuracy is below PCT"},
+    {"output", required_argument, OPT_OUTPUT, "FILE", CMD_WATCH,
+     "write ddx's own lines and the final diagnosis to FILE (default: standard error)"},
+    {"events", required_argument, OPT_EVENTS, "FILE", CMD_WATCH,
+     "write one JSON event per line to FILE, - for standard output (docs/watch.md)"},
+    {"on-finding", required_argument, OPT_ON_FINDING, "CMD", CMD_WATCH,
+     "run CMD (sh -c) on each finding; DDX_EVENT holds its JSON, DDX_PIDS the job's pids"},
+    {"on-stall", required_argument, OPT_ON_STALL, "CMD", CMD_WATCH,
+     "run CMD (sh -c) on each stall; DDX_EVENT, DDX_PIDS, DDX_SILENT_RANKS"},
+    {"stall-after", required_argument, OPT_STALL_AFTER, "SEC", CMD_WATCH,
+     "a stall is SEC seconds without progress (default: K x the median step time)"},
+    {"stall-factor", required_argument, OPT_STALL_FACTOR, "K", CMD_WATCH,
+     "without --stall-after: K times the median step time (default 10)"},
+    {"stall-min", required_argument, OPT_STALL_MIN, "SEC", CMD_WATCH,
+     "without --stall-after: never less than SEC seconds (default 60)"},
+    {"pid", required_argument, OPT_PID, "PID", CMD_WATCH,
+     "following files: stop when process PID ends (else at Ctrl-C or SIGTERM)"},
+    {"db", required_argument, OPT_DB, "FILE", CMD_RECORD | CMD_FLEET | CMD_SLURM,
+     "the fleet store (default: $DDX_DB, else ddx-fleet.db in the current folder)"},
+    {"since", required_argument, OPT_SINCE, "WHEN", CMD_FLEET,
+     "jobs that ended since WHEN: 7d, 12h, 30m, or a date (2024-05-01[T12:00:00Z]); default 7d"},
+    {"until", required_argument, OPT_UNTIL, "WHEN", CMD_FLEET,
+     "jobs that ended before WHEN (default: now)"},
+    {"html", required_argument, OPT_HTML, "FILE", CMD_FLEET,
+     "also write the report as one self-contained HTML page"},
+    {"alpha", required_argument, OPT_ALPHA, "P", CMD_FLEET,
+     "family-wise error rate of the bad-host test (default 0.01; docs/fleet.md)"},
+    {"job-id", required_argument, OPT_JOB_ID, "ID", CMD_RECORD,
+     "the job's id, when the report does not carry it"},
+    {"user", required_argument, OPT_USER, "NAME", CMD_RECORD, "the job's user"},
+    {"partition", required_argument, OPT_PARTITION, "NAME", CMD_RECORD, "the job's partition"},
+    {"nodes", required_argument, OPT_NODES, "LIST", CMD_RECORD,
+     "the job's hosts, comma-separated, in task order (node[01-04] ranges are expanded)"},
+    {"start", required_argument, OPT_START, "TIME", CMD_RECORD, "when the job started (ISO 8601)"},
+    {"end", required_argument, OPT_END, "TIME", CMD_RECORD, "when the job ended (ISO 8601)"},
+    {"cluster", required_argument, OPT_CLUSTER, "NAME", CMD_RECORD, "the cluster's name"},
+    {"if-failed", no_argument, OPT_IF_FAILED, NULL, CMD_SLURM,
+     "do nothing (exit 0) unless the job failed, timed out, ran out of memory or lost a node"},
+    {"save", no_argument, OPT_SAVE, NULL, CMD_SLURM,
+     "also write the JSON report beside the job's output: ddx-JOBID.json"},
+    {"list", no_argument, OPT_LIST, NULL, CMD_FACTS,
+     "list every job reading with its facts and patterns, then the culprit votes (the default)"},
+    {"markdown", no_argument, OPT_MARKDOWN, NULL, CMD_FACTS,
+     "print the job facts as the rows of docs/facts.md's table"},
     {"help", no_argument, OPT_HELP, NULL, CMD_ALL, "show this help"},
 };
 
@@ -93,8 +167,41 @@ static const command commands[] = {
      "say what happened to a job, on which rank first, and how sure ddx is",
      "Read what a failed job left (log files, folders, .gz/.zst/.xz, .tar(.gz)/.zip archives, - for\n"
      "standard input) and say what happened, on which rank first, how sure ddx is and why.\n"
-     "Exit status: 0 nothing found, 1 a finding, 2 bad usage or an unreadable input.",
+     "Exit status: 0 nothing found, 1 a finding or a failure no reference explains, 2 bad "
+     "usage or an unreadable input.",
      cli_diagnose},
+    {"watch", CMD_WATCH, "ddx watch [OPTIONS] [PATH...] [-- CMD [ARGS...]]",
+     "run a job (or follow its logs) and name a failure or a stall as it happens",
+     "Run CMD (a launcher: torchrun, srun, deepspeed, ...), passing its standard output and error\n"
+     "through unchanged, and/or follow the log files and folders PATH... of a running job. A known\n"
+     "failure is named the moment its evidence is complete, a stall (no progress on any rank, or\n"
+     "one rank silent while the others progress) when it is seen; the full diagnosis is printed\n"
+     "when the job ends. Events as JSON lines: --events (schema in docs/watch.md).\n"
+     "Exit status: CMD's (128+N when a signal N ended it); following files only, as diagnose.",
+     cli_watch},
+    {"slurm", CMD_SLURM, "ddx slurm [OPTIONS] JOBID [PATH...]",
+     "diagnose a Slurm job by its id: its outputs, nodes and task layout from scontrol",
+     "Find a Slurm job's outputs (StdOut, StdErr, the per-task files of srun --output patterns in\n"
+     "its batch script, files named after the job in its working folder, and any PATH given) with\n"
+     "scontrol (or sacct), and diagnose them with the node list and task-to-node map as facts.\n"
+     "For the scheduler's epilog: --if-failed, --save, --db (contrib/slurm/).\n"
+     "Exit status: 0 nothing found (or the job did not fail, with --if-failed), 1 a finding,\n"
+     "2 bad usage, an unknown job or an unreadable input.",
+     cli_slurm},
+    {"record", CMD_RECORD, "ddx record [OPTIONS] REPORT.json...",
+     "store diagnoses (JSON reports) in the fleet store",
+     "Store each JSON report (ddx diagnose --json, ddx slurm --json) in the fleet store (SQLite,\n"
+     "WAL mode: safe for concurrent epilogs on one host). A job already stored is replaced.\n"
+     "The job's id, user, nodes and times come from the report's \"job\" object, or the options.",
+     cli_record},
+    {"fleet", CMD_FLEET, "ddx fleet ingest DIR... | ddx fleet report [OPTIONS]",
+     "across jobs: ingest reports, count failure classes, find bad hosts",
+     "ingest DIR...  store every JSON report under DIR (idempotent: a report stored before is\n"
+     "               skipped, a job whose report changed is updated)\n"
+     "report         failure classes by count and trend, the jobs behind each, time lost\n"
+     "               (nodes x hours), and the hosts implicated as culprit in more jobs than\n"
+     "               chance allows (the test: docs/fleet.md); text, --json, --html FILE.",
+     cli_fleet},
     {"refs", CMD_REFS, "ddx refs [OPTIONS] [QUERY]",
      "list the known failures (references), or those matching QUERY",
      "List the references of the knowledge base; QUERY keeps those whose id, title, category or\n"
@@ -115,6 +222,12 @@ static const command commands[] = {
      "(expected ids, culprit rank). Reports top-1, top-3, clean negatives and culprit accuracy,\n"
      "per category. Exit status 1 when a --min-* floor is not met.",
      cli_eval},
+    {"facts", CMD_FACTS, "ddx facts [--list | --markdown]",
+     "list the job model's readings, the facts they publish and the culprit votes",
+     "List the job model's readings (src/job/registry.c) in the order they run, each with the\n"
+     "facts it publishes and its patterns (with their sources), then the culprit policy: each\n"
+     "vote's source, its precedence and the reason a report gives when it decides.",
+     cli_facts},
 };
 
 static void print_options(FILE *out, unsigned bit)
@@ -147,6 +260,9 @@ static void usage_main(FILE *out)
           "  ddx diagnose logs/                 a job's folder of logs\n"
           "  ddx diagnose --json job.tar.gz     the JSON report of an archive\n"
           "  kubectl logs pod | ddx diagnose -  standard input\n"
+          "  ddx watch -- torchrun train.py     a live job: failures and stalls as they happen\n"
+          "  ddx slurm 1234567                  a Slurm job by its id\n"
+          "  ddx fleet report --since 7d        failure classes and bad hosts across jobs\n"
           "  ddx refs nccl                      references about NCCL\n"
           "  ddx show cuda-oom                  one reference\n"
           "\nOther options: --version, --help.\n",
@@ -172,7 +288,8 @@ int cli_fail(const char *fmt, ...)
     return 2;
 }
 
-int cli_color(const cli_args *a)
+/* Colour for output on fd: --color always/never, else a terminal without NO_COLOR. */
+static int color_on(const cli_args *a, int fd)
 {
     if (a->color == 1)
         return 1;
@@ -184,7 +301,14 @@ int cli_color(const cli_args *a)
     const char *term = getenv("TERM");
     if (term && !strcmp(term, "dumb"))
         return 0;
-    return isatty(STDOUT_FILENO);
+    return isatty(fd);
+}
+
+int cli_color(const cli_args *a) { return color_on(a, STDOUT_FILENO); }
+
+int cli_text_flags(const cli_args *a, FILE *out)
+{
+    return (color_on(a, fileno(out)) ? DDX_TEXT_COLOR : 0) | (a->verbose ? DDX_TEXT_VERBOSE : 0);
 }
 
 int cli_open_kb(const cli_args *a, ddx_kb **kb)
@@ -203,6 +327,25 @@ static int parse_pct(const char *s, double *out)
     char *end;
     double v = strtod(s, &end);
     if (end == s || (*end && strcmp(end, "%") != 0) || v < 0 || v > 100)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+/* The long name of the option with this key, for messages. */
+static const char *opt_name(int key)
+{
+    for (size_t i = 0; i < DX_ARRAY_LEN(options); i++)
+        if (options[i].key == key)
+            return options[i].name;
+    return "?";
+}
+
+static int parse_seconds(const char *s, double *out)
+{
+    char *end;
+    double v = strtod(s, &end);
+    if (end == s || *end || !(v > 0) || v > 1e7)
         return -1;
     *out = v;
     return 0;
@@ -241,6 +384,18 @@ int main(int argc, char **argv)
         return 2;
     }
 
+    /* watch: what follows "--" is the command to run, untouched by option parsing */
+    char **run_cmd = NULL;
+    size_t nrun = 0;
+    if (cmd->bit == CMD_WATCH)
+        for (int i = 2; i < argc; i++)
+            if (!strcmp(argv[i], "--")) {
+                run_cmd = argv + i + 1;
+                nrun = (size_t)(argc - i - 1);
+                argc = i;
+                break;
+            }
+
     struct option lopts[DX_ARRAY_LEN(options) + 1];
     char sopts[64];
     size_t ns = 0, nl = 0;
@@ -260,6 +415,10 @@ int main(int argc, char **argv)
     cli_args a = {0};
     a.color = -1;
     a.min_top1 = a.min_top3 = a.min_neg = a.min_culprit = -1;
+    a.stall_after = a.stall_factor = a.stall_min = a.alpha = -1;
+    a.pid = -1;
+    a.cmd = run_cmd;
+    a.ncmd = nrun;
     int c;
     optind = 2;
     opterr = 0;
@@ -282,6 +441,11 @@ int main(int argc, char **argv)
             break;
         case OPT_NO_BUILTIN:
             a.no_builtin = 1;
+            break;
+        case OPT_LIST:
+            break; /* the default */
+        case OPT_MARKDOWN:
+            a.markdown = 1;
             break;
         case OPT_KB:
             /* one folder only: a second --kb would silently replace the first */
@@ -320,6 +484,82 @@ int main(int argc, char **argv)
                                 argv[optind - 1], optarg);
             break;
         }
+        case OPT_OUTPUT:
+            a.output = optarg;
+            break;
+        case OPT_EVENTS:
+            a.events = optarg;
+            break;
+        case OPT_ON_FINDING:
+            a.on_finding = optarg;
+            break;
+        case OPT_ON_STALL:
+            a.on_stall = optarg;
+            break;
+        case OPT_STALL_AFTER:
+        case OPT_STALL_FACTOR:
+        case OPT_STALL_MIN: {
+            double *dst = c == OPT_STALL_AFTER    ? &a.stall_after
+                          : c == OPT_STALL_FACTOR ? &a.stall_factor
+                                                  : &a.stall_min;
+            if (parse_seconds(optarg, dst))
+                return cli_fail("--%s takes a positive number, not '%s'", opt_name(c), optarg);
+            break;
+        }
+        case OPT_ALPHA: {
+            char *end;
+            a.alpha = strtod(optarg, &end);
+            if (end == optarg || *end || !(a.alpha > 0 && a.alpha < 1))
+                return cli_fail("--alpha takes a probability between 0 and 1, not '%s'", optarg);
+            break;
+        }
+        case OPT_PID: {
+            char *end;
+            long v = strtol(optarg, &end, 10);
+            if (end == optarg || *end || v <= 0)
+                return cli_fail("--pid takes a process id, not '%s'", optarg);
+            a.pid = v;
+            break;
+        }
+        case OPT_DB:
+            a.db = optarg;
+            break;
+        case OPT_SINCE:
+            a.since = optarg;
+            break;
+        case OPT_UNTIL:
+            a.until = optarg;
+            break;
+        case OPT_HTML:
+            a.html = optarg;
+            break;
+        case OPT_JOB_ID:
+            a.job_id = optarg;
+            break;
+        case OPT_USER:
+            a.user = optarg;
+            break;
+        case OPT_PARTITION:
+            a.partition = optarg;
+            break;
+        case OPT_NODES:
+            a.nodes = optarg;
+            break;
+        case OPT_START:
+            a.start = optarg;
+            break;
+        case OPT_END:
+            a.end = optarg;
+            break;
+        case OPT_CLUSTER:
+            a.cluster = optarg;
+            break;
+        case OPT_IF_FAILED:
+            a.if_failed = 1;
+            break;
+        case OPT_SAVE:
+            a.save = 1;
+            break;
         case OPT_HELP:
             usage_command(stdout, cmd);
             return 0;

@@ -87,11 +87,17 @@ DDX_API int ddx_job_diagnose(ddx_job *job, int flags, ddx_report **out, ddx_erro
 
 DDX_API void ddx_report_free(ddx_report *rep);
 DDX_API size_t ddx_report_count(const ddx_report *rep); /* diagnoses kept */
+/* 1 when the inputs show a failed job that no reference explains (the report then names the
+ * root error and the closest references instead of a finding), else 0. */
+DDX_API int ddx_report_unrecognised(const ddx_report *rep);
 DDX_API const char *ddx_report_id(const ddx_report *rep, size_t i);
 DDX_API double ddx_report_confidence(const ddx_report *rep, size_t i);
 DDX_API const char *ddx_report_level(const ddx_report *rep,
                                      size_t i);             /* confirmed|likely|possible */
 DDX_API int ddx_report_culprit_rank(const ddx_report *rep); /* -1 when unknown */
+/* Every rank the deciding evidence names (two faulty nodes: both), the culprit rank first; *ranks
+ * is borrowed. 0 when there is no culprit. */
+DDX_API size_t ddx_report_culprit_ranks(const ddx_report *rep, const int **ranks);
 /* Warnings about inputs that could not be read (the scan went on); borrowed strings. */
 DDX_API size_t ddx_report_warning_count(const ddx_report *rep);
 DDX_API const char *ddx_report_warning(const ddx_report *rep, size_t i);

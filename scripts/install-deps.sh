@@ -5,14 +5,15 @@
 # Idempotent: asks dpkg which packages are missing and installs only those,
 # through sudo when not root. Used by `make demo` and `make test`.
 # DDX_WITH_TORCH=1 (what `make test` sets) adds Debian's CPU PyTorch for the live scenario
-# tests (tests/scenarios) and clang-format for the style test.
+# tests (tests/scenarios, tests/watch), Slurm and munge for the test that starts a single-node
+# Slurm (tests/slurm), and clang-format for the style test.
 set -eu
 
 pkgs="build-essential g++ cmake pkg-config libvectorscan-dev libpcre2-dev libyaml-dev \
 libjansson-dev zlib1g-dev libzstd-dev liblzma-dev libbz2-dev nettle-dev libarchive-dev \
-libcmocka-dev ripgrep hyperfine jq git"
+libsqlite3-dev libcmocka-dev ripgrep hyperfine jq git"
 if [ "${DDX_WITH_TORCH:-0}" = 1 ]; then
-    pkgs="$pkgs python3 python3-torch clang-format"
+    pkgs="$pkgs python3 python3-torch clang-format munge slurmctld slurmd slurm-client"
 fi
 
 missing=""

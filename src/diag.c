@@ -24,7 +24,11 @@
 #include <math.h>
 #include <sys/stat.h>
 
+#include "job/culprit.h"
+#include "job/launchers.h"
+#include "job/steps.h"
 #include "match.h"
+#include "norm.h"
 
 #define DX_EARLIEST_ROOT 0.7
 #define DX_NO_ROOT 1.0
@@ -184,7 +188,8 @@ typedef struct scan_state {
     ddx_error *err;
     int year; /* the year of the first full date seen: fills glog times */
     int rc;
-    long rescan; /* >= 0: the input index of a config whose lines are being scanned */
+    long rescan;       /* >= 0: the input index of a config whose lines are being scanned */
+    const char *chunk; /* the text being scanned (candidates give line offsets into it) */
 } scan_state;
 
 static int add_warning(ddx_report *rep, const char *msg)
@@ -262,6 +267,10 @@ static int record_hit(scan_state *st, uint32_t sig, const dx_event *proto, const
     if (!st->rep->hits[sig] && !(st->rep->hits[sig] = dx_calloc(1, sizeof(dx_sighits))))
         return DDX_ENOMEM;
     dx_sighits *h = st->rep->hits[sig];
+    /* one physical line read as several logical lines (norm.c) counts once per signal */
+    if (h->count && h->last_seq == proto->seq)
+        return DDX_OK;
+    h->last_seq = proto->seq;
     h->count++;
     if (proto->rank >= 0) {
         int dup = 0;
@@ -313,10 +322,72 @@ static int parse_int(dx_str s)
     return (int)v;
 }
 
+/* A confirmed hit of a reference's signal on a line: an event (and the rank's first root
+ * failure). */
+static int ref_hit(scan_state *st, uint32_t sig, const dx_line *l, const dx_attr *a,
+                   const dx_event *proto)
+{
+    const ddx_kb *kb = st->kb;
+    const dx_signal *sg = kb->sigs[sig];
+    if (sg->role == DX_ROLE_NOISE)
+        st->rep->noise_lines++; /* kept as events too, to show as noise */
+    dx_event ev = *proto;
+    dx_str cr;
+    if (ev.rank < 0 && dx_scan_capture(st->scan, "rank", &cr))
+        ev.rank = parse_int(cr);
+    ev.blamed = dx_scan_capture(st->scan, "culprit", &cr) ? parse_int(cr) : -1;
+    int rc = record_hit(st, sig, &ev, l->text, l->len);
+    if (rc || sg->role != DX_ROLE_ROOT || ev.rank < 0 || kb->sig_ref[sig] >= kb->nrefs)
+        return rc;
+    dx_rank *x = dx_job_rank(&st->rep->job, ev.rank);
+    if (x && !x->first_error)
+        x->first_error = dx_clean_text(l->text + a->body, l->len - a->body, 200);
+    return DDX_OK;
+}
+
+/* The confirmed candidates of one line: facts, job readings, references' events. A line a
+ * victim reference (culprit: other-rank) reads is an echo of another rank's failure for the job
+ * readings (which come after the references' signals). */
+static int scan_line(scan_state *st, const dx_cand *cands, size_t ncands, size_t *ci,
+                     const dx_line *l, const dx_attr *a, size_t body_end, const dx_event *proto,
+                     int as_log)
+{
+    const ddx_kb *kb = st->kb;
+    int echo = 0, rc;
+    for (; *ci < ncands && cands[*ci].line == (size_t)(l->text - st->chunk); (*ci)++) {
+        uint32_t sig = cands[*ci].sig;
+        if (!dx_scan_confirm_line(st->scan, sig, l->text, l->len, a->body, body_end - a->body))
+            continue;
+        uint32_t ref = kb->sig_ref[sig];
+        if (ref == DX_SIG_FACT) {
+            rc = dx_fact_extract(kb->sig_idx[sig], st->scan, &st->rep->facts, l->path, l->lineno);
+        } else if (!as_log) {
+            rc = DDX_OK; /* env dumps give facts, not failures */
+        } else if (ref == DX_SIG_JOB) {
+            dx_hit h = {.scan = st->scan,
+                        .rank = l->rank,
+                        .path = l->path,
+                        .line = l->lineno,
+                        .seq = l->seq,
+                        .text = l->text + a->body,
+                        .len = l->len - a->body,
+                        .has_time = a->has_time,
+                        .time = a->time,
+                        .echo = echo};
+            rc = dx_job_hit(&st->rep->job, kb->sig_idx[sig], &h);
+        } else {
+            echo |= kb->refs[ref]->culprit_other == 1 && kb->sigs[sig]->role != DX_ROLE_NOISE;
+            rc = ref_hit(st, sig, l, a, proto);
+        }
+        if (rc)
+            return rc;
+    }
+    return DDX_OK;
+}
+
 static int scan_log(scan_state *st, const dx_member *m, dx_reader *r, dx_input_info *info,
                     uint32_t input_index, int as_log)
 {
-    const ddx_kb *kb = st->kb;
     int is_local = 0;
     int file_rank = dx_attrib_rank_from_name(m->name ? m->name : m->path, &is_local);
     dx_time last_time;
@@ -324,28 +395,43 @@ static int scan_log(scan_state *st, const dx_member *m, dx_reader *r, dx_input_i
     int last_rank = -1; /* consecutive lines of one rank skip the rank set */
     memset(&last_time, 0, sizeof last_time);
     dx_chunk c;
+    dx_norm norm = {0};
     int rc;
     while ((rc = dx_reader_next(r, &c, st->err)) > 0) {
         const dx_cand *cands;
         size_t ncands, ci = 0;
-        rc = dx_scan_chunk(st->scan, c.data, c.len, &cands, &ncands, st->err);
+        /* logical lines: what terminals, trackers and cluster frameworks did to the text undone
+         * (norm.c); each keeps the number of the physical line it starts on */
+        int logical = dx_norm_chunk(&norm, c.data, c.len, c.first_line);
+        if (logical < 0) {
+            rc = logical;
+            break;
+        }
+        const char *data = logical ? norm.out.p : c.data;
+        size_t dlen = logical ? norm.out.n : c.len;
+        rc = dx_scan_chunk(st->scan, data, dlen, &cands, &ncands, st->err);
         if (rc)
-            return rc;
+            break;
         for (size_t t = 0; t < c.ntrunc && st->rep->nwarnings < 20; t++) {
             char w[600];
             snprintf(w, sizeof w, "%s:%llu: line longer than %u KiB; only its start was read",
                      m->path, (unsigned long long)c.trunc_lines[t], DX_LINE_MAX >> 10);
             if ((rc = add_warning(st->rep, w)))
-                return rc;
+                goto done;
         }
+        st->chunk = data;
         uint64_t lineno = c.first_line;
-        size_t off = 0;
-        while (off < c.len) {
-            const char *line = c.data + off;
-            const char *nl = memchr(line, '\n', c.len - off);
-            size_t len = nl ? (size_t)(nl - line) : c.len - off;
+        size_t off = 0, li = 0;
+        while (off < dlen) {
+            const char *line = data + off;
+            const char *nl = memchr(line, '\n', dlen - off);
+            size_t len = nl ? (size_t)(nl - line) : dlen - off;
+            if (logical)
+                lineno = norm.first[li];
+            li++;
             dx_attr a;
             dx_attrib_line(line, len, &a);
+            size_t body_end = dx_norm_body_end(line, a.body, len);
             int rank = a.rank >= 0 ? a.rank : a.local_rank >= 0 ? a.local_rank : file_rank;
             if (a.has_time) {
                 if (a.time.year)
@@ -354,68 +440,33 @@ static int scan_log(scan_state *st, const dx_member *m, dx_reader *r, dx_input_i
                 have_last_time = 1;
             }
             if (rank >= 0 && rank != last_rank &&
-                add_rank(&info->ranks, &info->nranks, &info->capranks, rank, 4096))
-                return DDX_ENOMEM;
-            last_rank = rank;
-            if (as_log && (rc = dx_job_line(&st->rep->job, rank, &a)))
-                return rc;
-            for (; ci < ncands && cands[ci].line == off; ci++) {
-                uint32_t sig = cands[ci].sig;
-                if (!dx_scan_confirm(st->scan, sig, line, len))
-                    continue;
-                if (kb->sig_ref[sig] == DX_SIG_FACT) {
-                    if ((rc = dx_fact_extract(kb->sig_idx[sig], st->scan, &st->rep->facts, m->path,
-                                              lineno)))
-                        return rc;
-                    continue;
-                }
-                if (!as_log)
-                    continue; /* env dumps give facts, not failures */
-                if (kb->sig_ref[sig] == DX_SIG_JOB) {
-                    /* (the line's own time, for the extractors that time what they see) */
-                    st->rep->job.line_has_time = a.has_time;
-                    if (a.has_time)
-                        st->rep->job.line_time = a.time;
-                    if ((rc = dx_job_hit(&st->rep->job, kb->sig_idx[sig], st->scan, rank, m->path,
-                                         lineno, line + a.body, len - a.body,
-                                         ((uint64_t)input_index << 40) | lineno)))
-                        return rc;
-                    continue;
-                }
-                const dx_signal *sg = kb->sigs[sig];
-                if (sg->role == DX_ROLE_NOISE)
-                    st->rep->noise_lines++; /* kept as events too, to show as noise */
-                dx_event ev = {0};
-                ev.input = input_index;
-                ev.line = lineno;
-                ev.rank = rank;
-                dx_str cr;
-                if (ev.rank < 0 && dx_scan_capture(st->scan, "rank", &cr))
-                    ev.rank = parse_int(cr);
-                ev.blamed = dx_scan_capture(st->scan, "culprit", &cr) ? parse_int(cr) : -1;
-                ev.has_time = have_last_time;
-                ev.time = last_time;
-                ev.seq = ((uint64_t)input_index << 40) | lineno;
-                if ((rc = record_hit(st, sig, &ev, line, len)))
-                    return rc;
-                if (sg->role == DX_ROLE_ROOT && ev.rank >= 0 && kb->sig_ref[sig] < kb->nrefs) {
-                    dx_rank *x = dx_job_rank(&st->rep->job, ev.rank);
-                    if (x && !x->first_error)
-                        x->first_error = dx_clean_text(line + a.body, len - a.body, 200);
-                }
+                add_rank(&info->ranks, &info->nranks, &info->capranks, rank, 4096)) {
+                rc = DDX_ENOMEM;
+                goto done;
             }
-            /* a line after the latest phase start in the same input: the job went on */
-            if (st->rep->job.phase_last &&
-                st->rep->job.phase_seq != (((uint64_t)input_index << 40) | lineno) &&
-                st->rep->job.phase_seq >> 40 == input_index && !dx_blank(line, len))
-                st->rep->job.phase_last = 0;
+            last_rank = rank;
+            dx_line l = {rank, &a, m->path, lineno, ((uint64_t)input_index << 40) | lineno,
+                         line, len};
+            if (as_log && (rc = dx_job_line(&st->rep->job, &l)))
+                goto done;
+            dx_event proto = {0};
+            proto.input = input_index;
+            proto.line = lineno;
+            proto.rank = rank;
+            proto.has_time = have_last_time;
+            proto.time = last_time;
+            proto.seq = l.seq;
+            if ((rc = scan_line(st, cands, ncands, &ci, &l, &a, body_end, &proto, as_log)))
+                goto done;
             lineno++;
             off += len + 1;
         }
-        info->lines = lineno - 1;
+        info->lines = c.first_line + c.nlines - 1;
     }
     if (!info->bytes)
         info->bytes = dx_reader_bytes(r);
+done:
+    dx_norm_fini(&norm);
     return rc;
 }
 
@@ -942,24 +993,29 @@ static int score_all(ddx_report *rep)
     }
     qsort(rep->f, rep->nf, sizeof(dx_finding), cmp_finding);
     confidences(rep);
+    size_t kept = 0;
     for (size_t i = 0; i < rep->nf; i++) {
-        if (!rep->all && (rep->nkept >= DX_KEEP_MAX ||
-                          (rep->f[i].confidence < DX_KEEP_MIN && !differential(rep, i))))
+        if (kept >= DX_KEEP_MAX || (rep->f[i].confidence < DX_KEEP_MIN && !differential(rep, i)))
             break;
-        rep->nkept++;
+        kept++;
     }
-    const int kept_strong = rep->nkept > 0;
+    const int kept_strong = kept > 0;
     /* A log with a failure line that no candidate explains well: say what it could be, weakly
      * (the few best readings of that line, each marked possible), rather than nothing. A
      * candidate resting only on launcher wrappers or context is no reading of the line: it is
      * passed over (moved below the readings kept) instead of ending the list. */
-    for (size_t j = 0; !rep->all && !kept_strong && j < rep->nf && rep->nkept < DX_WEAK_MAX; j++) {
+    for (size_t j = 0; !kept_strong && j < rep->nf && kept < DX_WEAK_MAX; j++) {
         if (rep->f[j].confidence < DX_DIFF_MIN || !has_failure_line(rep, &rep->f[j]))
             continue;
-        dx_finding t = rep->f[j];
-        memmove(&rep->f[rep->nkept + 1], &rep->f[rep->nkept], (j - rep->nkept) * sizeof *rep->f);
-        rep->f[rep->nkept++] = t;
+        if (!rep->all) {
+            dx_finding t = rep->f[j];
+            memmove(&rep->f[kept + 1], &rep->f[kept], (j - kept) * sizeof *rep->f);
+            rep->f[kept] = t;
+        }
+        kept++;
     }
+    rep->nreported = kept;
+    rep->nkept = rep->all ? rep->nf : kept;
     rc = build_timeline(rep);
 done:
     dx_free(first_sig);
@@ -967,415 +1023,166 @@ done:
     return rc;
 }
 
-static int add_culprit_signal(ddx_report *rep, const char *fmt, ...) DX_PRINTF(2, 3);
-static int add_culprit_signal(ddx_report *rep, const char *fmt, ...)
+/* ==== the culprit =========================================================================== */
+
+/* The first root failure of the top finding, on a rank that is known. The same root failure on
+ * several ranks, with nothing in the log's times to show one failing first, names none of them
+ * alone: when they are at most half of the job's ranks (two faulty nodes among healthy ones),
+ * they are the culprits together; when more printed it, a failure of the whole job is likelier,
+ * and they are only tied (a vote that decides nothing, but vetoes the launcher's pick among
+ * them, made by whole-second error-file times). */
+static int vote_root(ddx_report *rep, const dx_finding *top)
 {
-    char buf[600];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(buf, sizeof buf, fmt, ap);
-    va_end(ap);
-    size_t cap = rep->nculprit_signals;
-    if (dx_grow((void **)&rep->culprit_signals, &cap, rep->nculprit_signals + 1, sizeof(char *)))
-        return DDX_ENOMEM;
-    if (!(rep->culprit_signals[rep->nculprit_signals] = dx_strdup(buf)))
-        return DDX_ENOMEM;
-    rep->nculprit_signals++;
-    return DDX_OK;
+    if (!top || !top->first_ranked || !top->has_root || top->ref->culprit_other)
+        return DDX_OK;
+    const dx_event *f0 = top->first_ranked;
+    int ranks[DX_VOTE_RANKS] = {f0->rank}, tied = 0;
+    size_t n = 1;
+    for (size_t i = 0; i < top->nevid; i++) {
+        const dx_event *ev = top->evid[i].ev;
+        if (top->evid[i].sig->role != DX_ROLE_ROOT || ev->rank < 0)
+            continue;
+        size_t k = 0;
+        while (k < n && ranks[k] != ev->rank)
+            k++;
+        if (k == n && n < DX_ARRAY_LEN(ranks))
+            ranks[n++] = ev->rank;
+        tied |= ev->rank != f0->rank && !(f0->has_time && ev->has_time && f0->tkey < ev->tkey);
+    }
+    if (!tied)
+        return dx_job_vote(&rep->job, "root", f0->rank, 1, "first root failure: rank %d (%s)",
+                           f0->rank, top->ref->id);
+    if (2 * n <= rep->job.nranks)
+        return dx_job_vote_ranks(&rep->job, "root-several", ranks, n, 1,
+                                 "first root failure on %zu of the %zu ranks, with nothing to "
+                                 "order them: ranks %d and %d%s (%s)",
+                                 n, rep->job.nranks, ranks[0], ranks[1], n > 2 ? " and others" : "",
+                                 top->ref->id);
+    return dx_job_vote_ranks(&rep->job, "root-tied", ranks, n, 0,
+                             "the same root failure (%s) on every rank", top->ref->id);
 }
 
-/* The culprit rank, from independent signals, most direct first:
- *   1. the first root failure of the top finding, on a rank that is known;
- *   2. the NCCL watchdog: among ranks that printed timeouts, the one whose last completed
- *      collective is behind the others, or the one known rank that printed no timeout at all;
- *   3. torchelastic's "Root Cause (first observed failure)" entry (a signal-killed worker has
- *      no error file, so its "first observed" time is when the agent noticed: least reliable).
- * The first that names a single rank decides; the others are reported as agreeing or not. */
-/* The launcher's one failed rank exited with -6 (SIGABRT) while ranks report watchdog timeouts:
- * the watchdog took a waiting rank down, so the launcher saw a victim first, not the cause. */
-static int launcher_saw_victim(const dx_job_model *jm)
+/* A rank the lines themselves name ("but Rank 1 is running collective ..."): the one most of the
+ * top finding's evidence names. */
+static int vote_blamed(ddx_report *rep, const dx_finding *top)
 {
-    if ((jm->nagent == 1 ? jm->agent_code : jm->srun_code) != -6)
-        return 0;
-    for (size_t r = 0; r < jm->nby; r++)
-        if (jm->by_rank[r] && jm->by_rank[r]->timed_out)
-            return 1;
-    return 0;
+    int votes[8] = {0}, cand[8], blamed = -1, best = 0;
+    size_t nc = 0;
+    for (size_t i = 0; top && i < top->nevid; i++) {
+        int b = top->evid[i].ev->blamed;
+        if (b < 0 || top->evid[i].weight <= 0)
+            continue;
+        size_t k = 0;
+        while (k < nc && cand[k] != b)
+            k++;
+        if (k == nc && nc < DX_ARRAY_LEN(cand))
+            cand[nc++] = b;
+        if (k < nc)
+            votes[k]++;
+    }
+    for (size_t k = 0; k < nc; k++)
+        if (votes[k] > best) {
+            best = votes[k];
+            blamed = cand[k];
+        }
+    return blamed < 0
+               ? DDX_OK
+               : dx_job_vote(&rep->job, "blamed", blamed, best,
+                             "named in the log: the %s lines blame rank %d", top->ref->id, blamed);
 }
 
+/* The lines of a victim reference come from the ranks that waited: the culprit is the rank that
+ * raised its own exception first without printing them. */
+static int vote_exception(ddx_report *rep, const dx_finding *top)
+{
+    const dx_job_model *jm = &rep->job;
+    uint64_t best = UINT64_MAX, seq;
+    int exc = -1;
+    const char *text = NULL;
+    for (size_t r = 0; top && top->ref->culprit_other && r < jm->nby; r++) {
+        const char *first = dx_exception_first(jm, jm->by_rank[r], &seq);
+        int victim = 0;
+        for (size_t k = 0; first && k < top->nranks; k++)
+            victim |= top->ranks[k] == (int)r;
+        if (first && !victim && seq < best) {
+            best = seq;
+            exc = (int)r;
+            text = first;
+        }
+    }
+    return exc < 0 ? DDX_OK
+                   : dx_job_vote(&rep->job, "exception", exc, 1,
+                                 "rank %d raised its own exception (%s) while the others only saw "
+                                 "it fail",
+                                 exc, text);
+}
+
+/* The scorer's votes: the top finding's root failure and the rank its lines blame, the rank
+ * that failed on its own under a victim reference, rank 0 under a rank-zero reference, the rank
+ * of the original exception no reference explains, and the flight recorder's first finding that
+ * names a rank. */
+static int scorer_votes(ddx_report *rep, const dx_finding *top)
+{
+    int rc = vote_root(rep, top);
+    if (!rc)
+        rc = vote_blamed(rep, top);
+    if (!rc)
+        rc = vote_exception(rep, top);
+    if (!rc && top && top->ref->culprit_other == 2)
+        rc = dx_job_vote(&rep->job, "rank-zero", 0, 1,
+                         "%s: rank 0 does work alone while the others wait for it", top->ref->id);
+    /* no reference explains the failure, but a rank raised its own exception: the failure ddx
+     * could not place is that rank's */
+    if (!rc && !rep->nreported && rep->unrec && rep->unrec->original && rep->unrec->rank >= 0)
+        rc = dx_job_vote(&rep->job, "unrecognised", rep->unrec->rank, 1,
+                         "the failure no reference explains: rank %d's own exception",
+                         rep->unrec->rank);
+    for (size_t i = 0; !rc && i < rep->nfrf; i++)
+        if (rep->frf[i].rank >= 0)
+            return dx_job_vote(&rep->job, "flight-recorder", rep->frf[i].rank, 1,
+                               "flight recorder (%s): %s", dx_frdump_kind_name(rep->frf[i].kind),
+                               rep->frf[i].why);
+    return rc;
+}
+
+/* The culprit rank: the scorer adds its votes to the readings', and the policy (src/job/
+ * culprit.c) picks and explains. */
 static int find_culprit(ddx_report *rep)
 {
-    dx_job_model *jm = &rep->job;
-    int root = -1, wd = -1, table = jm->rc_rank, blamed = -1, exc = -1;
-    /* torchelastic picks its "first observed failure" by whole-second error-file times, and a
-     * worker killed by SIGKILL has no error file: when another entry of the table was killed
-     * while the named root cause only exited with an error, the killed rank is the better
-     * reading (its peers fail because it vanished) */
-    int table_killed = jm->killed_rank >= 0 && jm->killed_rank != table &&
-                       !(jm->rc_has_exitcode && jm->rc_exitcode < 0);
-    if (table_killed)
-        table = jm->killed_rank;
-    /* without a table: the one local rank the agent saw fail ("failed (exitcode: -9)
-     * local_rank: 3") while it sent the others SIGTERM, or the one srun task that exited
-     * with an error while the others were killed */
-    int launcher = -1;
-    char lwhy[200] = "";
-    if (table < 0 && jm->nagent == 1) {
-        launcher = jm->agent_rank;
-        snprintf(lwhy, sizeof lwhy,
-                 "torchelastic's agent saw local rank %d fail (exit code %d) "
-                 "and stopped the others",
-                 launcher, jm->agent_code);
-    } else if (table < 0 && jm->nsrun == 1) {
-        launcher = jm->srun_rank;
-        snprintf(lwhy, sizeof lwhy, "srun: task %d exited with code %d; the others were stopped",
-                 launcher, jm->srun_code);
-    }
-    if (launcher_saw_victim(jm))
-        launcher = -1;
-    if (launcher >= 0)
-        table = launcher;
-    /* a launcher entry whose own error was a collective timeout names a rank that waited */
-    if (!table_killed && table >= 0 && (size_t)table < jm->nby && jm->by_rank[table] &&
-        jm->by_rank[table]->timed_out)
-        table = launcher = -1;
-    int rc = DDX_OK;
-    rep->culprit = -1;
     const dx_finding *top = rep->nkept ? &rep->f[0] : NULL;
-    if (top && top->first_ranked && top->has_root && !top->ref->culprit_other) {
-        root = top->first_ranked->rank;
-        /* the same root failure on several ranks names none of them, unless the log's times
-         * show one rank failing first */
-        const dx_event *f0 = top->first_ranked;
-        for (size_t i = 0; i < top->nevid && root >= 0; i++) {
-            const dx_event *ev = top->evid[i].ev;
-            if (top->evid[i].sig->role != DX_ROLE_ROOT || ev->rank < 0 || ev->rank == f0->rank)
-                continue;
-            if (!(f0->has_time && ev->has_time && f0->tkey < ev->tkey))
-                root = -1;
-        }
-        /* and then torchelastic's pick among them (by whole-second error-file times) is no
-         * better evidence */
-        if (root < 0 && table >= 0 && !table_killed)
-            for (size_t i = 0; i < top->nevid; i++)
-                if (top->evid[i].sig->role == DX_ROLE_ROOT && top->evid[i].ev->rank == table) {
-                    table = launcher = -1;
-                    break;
-                }
-    }
-    /* a rank the lines themselves name ("but Rank 1 is running collective ...") */
-    if (top) {
-        int votes[8] = {0}, cand[8];
-        size_t nc = 0;
-        for (size_t i = 0; i < top->nevid; i++) {
-            int b = top->evid[i].ev->blamed;
-            if (b < 0 || top->evid[i].weight <= 0)
-                continue;
-            size_t k = 0;
-            while (k < nc && cand[k] != b)
-                k++;
-            if (k == nc && nc < DX_ARRAY_LEN(cand))
-                cand[nc++] = b;
-            if (k < nc)
-                votes[k]++;
-        }
-        int best = 0;
-        for (size_t k = 0; k < nc; k++)
-            if (votes[k] > best) {
-                best = votes[k];
-                blamed = cand[k];
-            }
-    }
-    /* the lines of a victim reference come from the ranks that waited: the culprit is the rank
-     * that raised its own exception first without printing them */
-    if (top && top->ref->culprit_other) {
-        uint64_t best = UINT64_MAX;
-        for (size_t r = 0; r < jm->nby; r++) {
-            const dx_rank *x = jm->by_rank[r];
-            if (!x || !x->first_exception)
-                continue;
-            int victim = 0;
-            for (size_t k = 0; k < top->nranks; k++)
-                victim |= top->ranks[k] == x->rank;
-            if (!victim && x->first_exception_seq < best) {
-                best = x->first_exception_seq;
-                exc = x->rank;
-            }
-        }
-    }
-    /* the watchdog picture */
-    size_t timed = 0;
-    long long lo = -1, hi = -1;
-    int lo_rank = -1, nlo = 0;
-    for (size_t r = 0; r < jm->nby; r++) {
-        const dx_rank *x = jm->by_rank[r];
-        if (!x)
-            continue;
-        if (x->timed_out)
-            timed++;
-        if (x->has_last_completed && x->last_completed >= 0) {
-            if (lo < 0 || x->last_completed < lo) {
-                lo = x->last_completed;
-                lo_rank = x->rank;
-                nlo = 1;
-            } else if (x->last_completed == lo)
-                nlo++;
-            if (x->last_completed > hi)
-                hi = x->last_completed;
-        }
-    }
-    char why[300] = "";
-    if (timed && lo >= 0 && hi > lo && nlo == 1) {
-        wd = lo_rank;
-        snprintf(why, sizeof why,
-                 "rank %d's last completed collective (%lld) is behind the "
-                 "others' (up to %lld)",
-                 wd, lo, hi);
-    }
-    /* the rank that enqueued the fewest collectives (its "last enqueued", or at least the
-     * sequence number it timed out in) while the others moved on to later ones */
-    if (wd < 0 && timed >= 2) {
-        long long best = -1;
-        int best_rank = -1, nbest = 0, nest = 0;
-        for (size_t r = 0; r < jm->nby; r++) {
-            const dx_rank *x = jm->by_rank[r];
-            if (!x)
-                continue;
-            long long e = x->last_enqueued;
-            if (x->timed_out && x->timeout_seq > e)
-                e = x->timeout_seq;
-            if (e < 0)
-                continue;
-            nest++;
-            if (best < 0 || e < best) {
-                best = e;
-                best_rank = x->rank;
-                nbest = 1;
-            } else if (e == best)
-                nbest++;
-        }
-        if (nest >= 3 && nbest == 1) {
-            wd = best_rank;
-            snprintf(why, sizeof why,
-                     "rank %d enqueued collectives only up to %lld while the "
-                     "other ranks had moved on to later ones",
-                     wd, best);
-        }
-    }
-    /* a rank with nothing in flight (last enqueued = last completed) while the others wait on
-     * an enqueued collective never entered it */
-    if (wd < 0) {
-        size_t idle = 0, pending = 0;
-        int idle_rank = -1;
-        long long idle_n = -1;
-        for (size_t r = 0; r < jm->nby; r++) {
-            const dx_rank *x = jm->by_rank[r];
-            if (!x || !x->has_last_completed || x->last_enqueued < 0 || x->last_completed < 0)
-                continue;
-            if (x->last_enqueued == x->last_completed) {
-                idle++;
-                idle_rank = x->rank;
-                idle_n = x->last_completed;
-            } else if (x->last_enqueued > x->last_completed)
-                pending++;
-        }
-        if (idle == 1 && pending >= 1) {
-            wd = idle_rank;
-            snprintf(why, sizeof why,
-                     "rank %d had no collective in flight (last enqueued = last "
-                     "completed = %lld) while %zu rank%s waited on one",
-                     wd, idle_n, pending, pending == 1 ? "" : "s");
-        }
-    }
-    /* one rank alone timed out after a loop's end: what runs there on one rank only (saving,
-     * evaluation, logging) runs on rank 0; either rank 0 issued a collective the others never
-     * joined, or another rank waited while rank 0 worked alone */
-    if (wd < 0 && jm->after_done_rank >= 0) {
-        wd = 0;
-        if (jm->after_done_rank == 0)
-            snprintf(why, sizeof why,
-                     "rank 0 alone timed out, in a collective after the loop had "
-                     "ended, and no other rank timed out or failed: a collective of rank-0-only "
-                     "code (saving, logging) that the others, finished, never joined");
-        else
-            snprintf(why, sizeof why,
-                     "rank %d alone timed out, in a collective after the loop "
-                     "had ended, and no other rank timed out or failed: it waited for rank 0's "
-                     "own end-of-loop work (saving, evaluation)",
-                     jm->after_done_rank);
-    }
-    if (wd < 0 && jm->stuck_rank >= 0) {
-        wd = jm->stuck_rank;
-        if (jm->stuck_timed)
-            snprintf(why, sizeof why,
-                     "%zu rank%s reported a watchdog timeout; rank %d, seen in "
-                     "the logs, reported none",
-                     jm->stuck_timed, jm->stuck_timed == 1 ? "" : "s", wd);
-        else
-            snprintf(why, sizeof why, "%s", jm->stuck_why);
-    }
-    {
-        int first = jm->dump_from;
-        size_t observed = 0;
-        for (size_t r = 0; r < jm->nby; r++) {
-            const dx_rank *x = jm->by_rank[r];
-            if (x && x->dump_first && first < 0)
-                first = x->rank;
-            observed += x && x->dump_observed;
-        }
-        /* informative only: the rank whose watchdog fired first waited longest, it is not the
-         * one it waited for */
-        if (first >= 0 && (rc = add_culprit_signal(
-                               rep,
-                               "dump signal: rank %d's watchdog fired first%s (a rank "
-                               "that waited, not the one it waited for)",
-                               first, observed ? " and the other ranks observed its signal" : "")))
-            return rc;
-    }
-    int slow = -1;
-    if (top && jm->straggler >= 0 &&
-        (!strcmp(top->ref->kind, "perf") || !strcmp(top->ref->kind, "silent")))
-        slow = jm->straggler;
-    if (slow >= 0 && (rc = add_culprit_signal(rep, "step times: %s", jm->straggler_why)))
-        return rc;
-    int fr = -1;
-    for (size_t i = 0; i < rep->nfrf && fr < 0; i++)
-        if (rep->frf[i].rank >= 0) {
-            fr = rep->frf[i].rank;
-            if ((rc = add_culprit_signal(rep, "flight recorder (%s): %s",
-                                         dx_frdump_kind_name(rep->frf[i].kind), rep->frf[i].why)))
-                return rc;
-        }
-    int desync = jm->desync_rank;
-    int stack = jm->stack_rank;
-    int stopped = jm->stopped_rank;
-    if (stopped >= 0 && (rc = add_culprit_signal(rep, "output: %s", jm->stopped_why)))
-        return rc;
-    if (stack >= 0 && (rc = add_culprit_signal(rep, "stack dumps: %s", jm->stack_why)))
-        return rc;
-    if (desync >= 0 && (rc = add_culprit_signal(rep, "collective desync: %s", jm->desync_why)))
-        return rc;
-    int coll = jm->coll_rank;
-    if (coll >= 0 && (rc = add_culprit_signal(rep, "tracebacks: %s", jm->coll_why)))
-        return rc;
-    int uneven = jm->uneven_rank;
-    if (uneven >= 0 && (rc = add_culprit_signal(rep, "per-rank data: %s", jm->uneven_why)))
-        return rc;
-    if (blamed >= 0 && (rc = add_culprit_signal(rep,
-                                                "named in the log: the %s lines blame "
-                                                "rank %d",
-                                                top->ref->id, blamed)))
-        return rc;
-    if (root >= 0 &&
-        (rc = add_culprit_signal(rep, "first root failure: rank %d (%s)", root, rep->f[0].ref->id)))
-        return rc;
-    if (wd >= 0 && (rc = add_culprit_signal(rep, "collective timeouts: %s", why)))
-        return rc;
-    if (exc >= 0 &&
-        (rc = add_culprit_signal(rep,
-                                 "rank %d raised its own exception (%s) while the others "
-                                 "only saw it fail",
-                                 exc, jm->by_rank[exc]->first_exception)))
-        return rc;
-    if (launcher >= 0) {
-        if ((rc = add_culprit_signal(rep, "launcher: %s", lwhy)))
-            return rc;
-    } else if (table >= 0 && table_killed) {
-        if ((rc = add_culprit_signal(rep,
-                                     "torchelastic: rank %d was killed by SIGKILL (exit code "
-                                     "-9); the table's 'first observed failure', rank %d, only "
-                                     "exited with an error, likely after losing its peer",
-                                     table, jm->rc_rank)))
-            return rc;
-    } else if (table >= 0) {
-        if (jm->rc_has_exitcode && jm->rc_exitcode < 0)
-            rc = add_culprit_signal(rep,
-                                    "torchelastic root cause: rank %d, exit code %d (killed "
-                                    "by signal %d, so its time is when the agent noticed; %s)",
-                                    table, jm->rc_exitcode, -jm->rc_exitcode,
-                                    jm->rc_where ? jm->rc_where : "");
-        else
-            rc = add_culprit_signal(rep, "torchelastic root cause: rank %d (%s)", table,
-                                    jm->rc_where ? jm->rc_where : "");
-        if (rc)
-            return rc;
-    }
-    /* a rank whose progress bar the collective error cut off was busy while others waited */
-    int busy = jm->busy_rank;
-    if (busy >= 0 && (size_t)busy < jm->nby && jm->by_rank[busy] && jm->by_rank[busy]->timed_out)
-        busy = -1;
-    rc = DDX_OK;
-    if (busy >= 0 && jm->busy_why[0])
-        rc = add_culprit_signal(rep, "timing: %s", jm->busy_why);
-    else if (busy >= 0)
-        rc = add_culprit_signal(rep,
-                                "progress: rank %d's progress bar%s stops where the "
-                                "collective fails, so it was still busy in a long loop",
-                                busy,
-                                (size_t)busy < jm->nby && jm->by_rank[busy] &&
-                                        jm->by_rank[busy]->lines
-                                    ? ""
-                                    : " (no rank prefix: bars are "
-                                      "drawn by rank 0)");
+    int rc = scorer_votes(rep, top);
     if (rc)
         return rc;
-    /* the reference's own explanation: rank 0 worked alone while the others waited */
-    int zero = top && top->ref->culprit_other == 2 ? 0 : -1;
-    if (zero >= 0 && (rc = add_culprit_signal(rep,
-                                              "%s: rank 0 does work alone while the "
-                                              "others wait for it",
-                                              top->ref->id)))
-        return rc;
-    int pick = slow >= 0      ? slow
-               : desync >= 0  ? desync
-               : blamed >= 0  ? blamed
-               : root >= 0    ? root
-               : fr >= 0      ? fr
-               : coll >= 0    ? coll
-               : uneven >= 0  ? uneven
-               : stack >= 0   ? stack
-               : wd >= 0      ? wd
-               : stopped >= 0 ? stopped
-               : exc >= 0     ? exc
-               : zero >= 0    ? zero
-               : busy >= 0    ? busy
-                              : table;
-    if (pick < 0)
-        return DDX_OK;
-    /* a launcher table alone is used only when some finding is reported */
-    if (slow < 0 && blamed < 0 && fr < 0 && desync < 0 && coll < 0 && uneven < 0 && root < 0 &&
-        stack < 0 && wd < 0 && exc < 0 && zero < 0 && busy < 0 && !rep->nkept)
-        return DDX_OK;
-    /* output that stops early alone is not enough to blame a rank when nothing failed */
-    if (pick == stopped && !rep->nkept)
-        return DDX_OK;
-    rep->culprit = pick;
-    int all[] = {slow,  blamed, fr,      desync, coll, uneven, root,
-                 stack, wd,     stopped, exc,    zero, busy,   table};
-    int agree = 1;
-    for (size_t i = 0; i < DX_ARRAY_LEN(all); i++)
-        agree &= all[i] < 0 || all[i] == pick;
-    char buf[700];
-    snprintf(buf, sizeof buf, "%s%s",
-             slow >= 0       ? "its steps are the slowest"
-             : desync >= 0   ? "it is alone in a different collective"
-             : blamed >= 0   ? "the log names this rank"
-             : root >= 0     ? "the first root failure is on this rank"
-             : fr >= 0       ? "the flight recorder shows it out of step with the others"
-             : coll >= 0     ? "its traceback is in a different collective from the others'"
-             : uneven >= 0   ? "its number of batches differs from every other rank's"
-             : stack >= 0    ? "its stack is outside any collective while the job hangs"
-             : wd >= 0       ? "the collective timeouts point at this rank"
-             : stopped >= 0  ? "its output stops long before the others'"
-             : exc >= 0      ? "this rank failed on its own while the others waited"
-             : zero >= 0     ? "the top finding is rank 0 working alone while the others wait"
-             : busy >= 0     ? "its progress bar stops where the collective fails"
-             : launcher >= 0 ? "the launcher saw this rank fail first and stopped the others"
-                             : "torchelastic names it as the first failure",
-             agree ? "; the other signals agree or are silent"
-                   : "; other signals disagree (see culprit_signals)");
-    rep->culprit_why = dx_strdup(buf);
-    return rep->culprit_why ? DDX_OK : DDX_ENOMEM;
+    dx_culprit_ctx ctx = {rep->nkept, top ? top->ref->kind : NULL, rep->unrec != NULL};
+    dx_culprit c;
+    rc = dx_culprit_pick(&rep->job, &ctx, &c);
+    rep->culprit = c.rank;
+    rep->nculprit_ranks = c.nranks;
+    memcpy(rep->culprit_ranks, c.ranks, c.nranks * sizeof *c.ranks);
+    rep->culprit_why = c.why;
+    rep->culprit_signals = c.signals;
+    rep->nculprit_signals = c.nsignals;
+    c.why = NULL;
+    c.signals = NULL;
+    c.nsignals = 0;
+    dx_culprit_fini(&c);
+    return rc;
+}
+
+/* ==== derived facts ========================================================================== */
+
+/* Facts diag.c sets itself: the flight recorder's comparison, and the configuration sanity
+ * checks below. */
+static const char *const derived_facts[] = {
+    "job.fr_missing", "job.desync", "deepspeed.batch_arithmetic",
+    "deepspeed.offload_client_optimizer", "megatron.sp_without_tp"};
+
+int dx_diag_fact_known(const char *name)
+{
+    for (size_t i = 0; i < DX_ARRAY_LEN(derived_facts); i++)
+        if (!strcmp(derived_facts[i], name))
+            return 1;
+    return 0;
 }
 
 /* ==== configuration sanity ================================================================ */
@@ -1479,34 +1286,72 @@ static int derive_sanity(dx_facts *f)
 
 /* ==== the entry point ====================================================================== */
 
-/* job.duplicate_rank: a global rank that two processes announced (Lightning's "GLOBAL_RANK: g,
- * MEMBER: m/n" lines) while other ranks of that world announced none: each launcher task started
- * its own set of processes, so the world never completes. Both are required, so a log read twice
- * (a console copy next to the file) does not count. */
-static int duplicate_rank_fact(ddx_report *rep, const dx_job_model *jm)
+/* Walks every input of the job through on_member. */
+static int read_inputs(ddx_job *job, scan_state *st, ddx_error *err)
 {
-    size_t world = jm->member_world > 0 ? (size_t)jm->member_world : 0;
-    if (world > sizeof jm->members)
-        world = sizeof jm->members;
-    int dup = -1, times = 0;
-    size_t missing = 0, first_missing = 0;
-    for (size_t g = 0; g < sizeof jm->members; g++) {
-        if (jm->members[g] > 1 && dup < 0) {
-            dup = (int)g;
-            times = jm->members[g];
-        }
-        if (g < world && !jm->members[g] && !missing++)
-            first_missing = g;
+    for (size_t i = 0; i < job->n; i++) {
+        job_input *in = &job->in[i];
+        ddx_error e = {0};
+        int rc = in->path ? dx_input_walk(in->path, on_member, on_warn, st, &e)
+                          : dx_input_walk_buffer(in->name, in->data, in->len, on_member, on_warn,
+                                                 st, &e);
+        if (rc == DDX_ENOMEM)
+            return dx_err(err, rc, "out of memory while reading %s",
+                          in->path ? in->path : in->name);
+        if (rc)
+            return dx_err(err, rc, "%s", e.message);
     }
-    if (dup < 0 || !missing)
-        return DDX_OK;
-    char v[16], why[200];
-    int n = snprintf(v, sizeof v, "%d", dup);
-    snprintf(why, sizeof why,
-             "Lightning's 'GLOBAL_RANK: g, MEMBER: m/n' lines: global rank %d announced by %d "
-             "processes, %zu of the %zu ranks (the first: %zu) by none",
-             dup, times, missing, world, first_missing);
-    return dx_facts_set(&rep->facts, "job.duplicate_rank", v, (size_t)n, why, 0);
+    return DDX_OK;
+}
+
+static int any_failure(const void *rep) { return any_failure_line(rep); }
+
+/* The job model once every input is read: glog times take the job's year, the flight recorder's
+ * work between collectives stands for step times when no log gave any (the two are not mixed),
+ * the readings finish, and the facts are published (the flight recorder's first). */
+static int model_job(ddx_report *rep, int year)
+{
+    dx_job_model *jm = &rep->job;
+    for (size_t r = 0; r < jm->nby && year; r++) {
+        dx_rank *x = jm->by_rank[r];
+        if (x && x->has_time && !x->last_time.year && x->last_time.month)
+            x->last_time.year = year;
+    }
+    jm->year = year;
+    jm->any_failure_fn = any_failure;
+    jm->any_failure_ud = rep;
+    if (rep->nfr && !dx_steps_from_logs(jm))
+        (void)dx_frdump_work(rep->fr, rep->nfr, dx_steps_add_fr_work, jm);
+    int rc = dx_job_finish(jm);
+    if (rep->nfr)
+        rep->nfrf = dx_frdump_analyze(rep->fr, rep->nfr, rep->frf, DX_ARRAY_LEN(rep->frf));
+    for (size_t i = 0; i < rep->nfrf && !rc; i++) {
+        const dx_fr_finding *x = &rep->frf[i];
+        const char *name = x->kind == DX_FR_MISSING_RANK || x->kind == DX_FR_STATE
+                               ? "job.fr_missing"
+                               : "job.desync";
+        if (!dx_facts_get(&rep->facts, name))
+            rc =
+                dx_facts_set(&rep->facts, name, x->why, strlen(x->why), "flight-recorder dumps", 0);
+    }
+    if (!rc)
+        rc = dx_job_publish(jm, &rep->facts);
+    if (!rc)
+        rc = dx_facts_derive(&rep->facts);
+    return rc ? rc : derive_sanity(&rep->facts);
+}
+
+/* Glog times carry no year: events take the job's; then each gets its sortable time. */
+static void time_events(ddx_report *rep, int year)
+{
+    for (size_t s = 0; s < rep->kb->nsig; s++)
+        for (size_t k = 0; rep->hits[s] && k < rep->hits[s]->nev; k++) {
+            dx_event *e = &rep->hits[s]->ev[k];
+            if (e->has_time && !e->time.year && e->time.month && year)
+                e->time.year = year;
+            if (e->has_time)
+                e->tkey = dx_time_key(&e->time, NULL);
+        }
 }
 
 int ddx_job_diagnose(ddx_job *job, int flags, ddx_report **out, ddx_error *err)
@@ -1519,10 +1364,9 @@ int ddx_job_diagnose(ddx_job *job, int flags, ddx_report **out, ddx_error *err)
         return dx_err(err, DDX_ENOMEM, "out of memory");
     rep->kb = kb;
     rep->culprit = -1;
-    dx_job_model_init(&rep->job);
     rep->all = (flags & DDX_DIAG_ALL) != 0;
     rep->hits = dx_calloc(kb->nsig ? kb->nsig : 1, sizeof(dx_sighits *));
-    if (!rep->hits) {
+    if ((rc = dx_job_model_init(&rep->job)) || !rep->hits) {
         rc = dx_err(err, DDX_ENOMEM, "out of memory");
         goto fail;
     }
@@ -1531,290 +1375,18 @@ int ddx_job_diagnose(ddx_job *job, int flags, ddx_report **out, ddx_error *err)
     st.rep = rep;
     st.kb = kb;
     st.rescan = -1;
-    for (size_t i = 0; i < job->n; i++) {
-        job_input *in = &job->in[i];
-        ddx_error e = {0};
-        if (in->path)
-            rc = dx_input_walk(in->path, on_member, on_warn, &st, &e);
-        else
-            rc = dx_input_walk_buffer(in->name, in->data, in->len, on_member, on_warn, &st, &e);
-        if (rc == DDX_ENOMEM) {
-            dx_err(err, rc, "out of memory while reading %s", in->path ? in->path : in->name);
-            goto fail;
-        }
-        if (rc) {
-            dx_err(err, rc, "%s", e.message);
-            goto fail;
-        }
-    }
-    for (size_t r = 0; r < rep->job.nby && st.year; r++) {
-        dx_rank *x = rep->job.by_rank[r];
-        if (x && x->has_time && !x->last_time.year && x->last_time.month)
-            x->last_time.year = st.year; /* glog times carry no year: give them the job's */
-    }
-    rep->job.year = st.year;
-    {
-        /* per-rank working time between collectives from the flight recorder, when no log
-         * gave step times (the two are not mixed) */
-        int steps = 0;
-        for (size_t r = 0; r < rep->job.nby && !steps; r++)
-            steps = rep->job.by_rank[r] && rep->job.by_rank[r]->nstep[0];
-        if (rep->nfr && !steps)
-            (void)dx_frdump_work(rep->fr, rep->nfr, dx_job_add_fr_work, &rep->job);
-    }
-    dx_job_finish(&rep->job);
-    if (rep->nfr) {
-        rep->nfrf = dx_frdump_analyze(rep->fr, rep->nfr, rep->frf, DX_ARRAY_LEN(rep->frf));
-        for (size_t i = 0; i < rep->nfrf && !rc; i++) {
-            const dx_fr_finding *x = &rep->frf[i];
-            const char *name = x->kind == DX_FR_MISSING_RANK || x->kind == DX_FR_STATE
-                                   ? "job.fr_missing"
-                                   : "job.desync";
-            if (!dx_facts_get(&rep->facts, name))
-                rc = dx_facts_set(&rep->facts, name, x->why, strlen(x->why),
-                                  "flight-recorder dumps", 0);
-        }
-        if (rc) {
-            dx_err(err, rc, "out of memory");
-            goto fail;
-        }
-    }
-    if (rep->job.desync_why[0] &&
-        (rc = dx_facts_set(&rep->facts, "job.desync", rep->job.desync_why,
-                           strlen(rep->job.desync_why), "watchdog timeouts of every rank", 0))) {
+    if ((rc = read_inputs(job, &st, err)))
+        goto fail;
+    if ((rc = model_job(rep, st.year))) {
         dx_err(err, rc, "out of memory");
         goto fail;
     }
-    {
-        const dx_job_model *jm = &rep->job;
-        char v[32];
-        if (jm->uneven)
-            rc = dx_facts_set(&rep->facts, "job.uneven_inputs", jm->uneven_why,
-                              strlen(jm->uneven_why), "per-rank step progress", 0);
-        if (!rc && jm->after_done_why[0])
-            rc = dx_facts_set(&rep->facts, "job.timeout_after_loop", jm->after_done_why,
-                              strlen(jm->after_done_why), "line order in the job's output", 0);
-        if (!rc && jm->stuck_rank >= 0) {
-            int n = snprintf(v, sizeof v, "%d", jm->stuck_rank);
-            rc = dx_facts_set(&rep->facts, "job.stuck_rank", v, (size_t)n, jm->stuck_why, 0);
-        }
-        /* the agent's report counts when it stopped other workers (a multi-process job) */
-        int lr = jm->nagent == 1 && (jm->closing || jm->launcher_report) ? jm->agent_rank
-                 : jm->nsrun == 1                                        ? jm->srun_rank
-                                                                         : -1;
-        /* an exception printed without a rank is most likely that rank's own error */
-        if (jm->unranked_exc)
-            lr = -1;
-        if (launcher_saw_victim(jm))
-            lr = -1;
-        /* only when that rank's own error is not in the inputs: then its log is what to read */
-        if (lr >= 0 && (size_t)lr < jm->nby && jm->by_rank[lr] &&
-            (jm->by_rank[lr]->first_exception || jm->by_rank[lr]->first_error ||
-             jm->by_rank[lr]->timed_out))
-            lr = -1;
-        if (!rc && lr >= 0) {
-            int n = snprintf(v, sizeof v, "%d", lr);
-            rc = dx_facts_set(&rep->facts, "job.launcher_failed_rank", v, (size_t)n,
-                              jm->nagent == 1 ? "torchelastic's agent: the one local rank that "
-                                                "failed while the others were stopped"
-                                              : "srun: the one task that "
-                                                "exited with an error",
-                              0);
-            n = snprintf(v, sizeof v, "%d", jm->nagent == 1 ? jm->agent_code : jm->srun_code);
-            if (!rc)
-                rc = dx_facts_set(&rep->facts, "job.launcher_exitcode", v, (size_t)n,
-                                  "the launcher's report of that rank", 0);
-        }
-        if (!rc && jm->busy_rank >= 0 &&
-            !((size_t)jm->busy_rank < jm->nby && jm->by_rank[jm->busy_rank] &&
-              jm->by_rank[jm->busy_rank]->timed_out)) {
-            int n = snprintf(v, sizeof v, "%d", jm->busy_rank);
-            rc = dx_facts_set(
-                &rep->facts, "job.busy_rank", v, (size_t)n,
-                jm->busy_why[0] ? jm->busy_why : "a progress bar the collective error cut off", 0);
-        }
-        if (!rc && jm->hang_why[0])
-            rc = dx_facts_set(&rep->facts, "job.hang", jm->hang_why, strlen(jm->hang_why),
-                              "py-spy or faulthandler stack dumps", 0);
-        if (!rc && jm->restarts) {
-            int n = snprintf(v, sizeof v, "%d", jm->restarts);
-            rc = dx_facts_set(&rep->facts, "job.restarts", v, (size_t)n,
-                              "torchelastic's 'will restart worker group' lines", 0);
-        }
-        if (!rc && !jm->restarts)
-            rc = duplicate_rank_fact(rep, jm);
-        /* nccl-tests stopped after its table header on one host: the first collective of a
-         * single-node multi-GPU run never completed (the peer-to-peer path hangs) */
-        if (!rc && jm->nt_header && !jm->nt_rows && !jm->nt_fail && !jm->nt_multi_host &&
-            jm->nt_gpus >= 2) {
-            char why[160];
-            int n = snprintf(why, sizeof why,
-                             "nccl-tests listed %d GPUs on one host, printed its result table's "
-                             "header and no result row",
-                             jm->nt_gpus);
-            rc = dx_facts_set(&rep->facts, "job.nccltests_stalled", why, (size_t)n,
-                              "nccl-tests' device list and result table", 0);
-        }
-        /* no reference read a failure line anywhere (asked once, and only when a reading below
-         * could use it) */
-        const int quiet = (jm->ds_killing || jm->closing || (jm->phase && jm->phase_last)) &&
-                          !any_failure_line(rep);
-        /* the launcher tore the workers down, and no worker printed an exception or a failure
-         * line, and no exit code other than -9 is known: a worker died without Python seeing
-         * it, by a signal (the kernel's OOM killer sends SIGKILL) */
-        if (!rc && (jm->ds_killing || jm->closing) && !jm->worker_exc &&
-            !(jm->nagent && jm->agent_code != -9) && quiet) {
-            static const char why[] =
-                "the launcher stopped the workers and no worker printed a traceback or an error "
-                "first, nor an exit code that says otherwise: one died by a signal";
-            const char *who = jm->ds_killing ? "deepspeed" : "torchrun";
-            rc = dx_facts_set(&rep->facts, "job.silent_teardown", who, strlen(who), why, 0);
-        }
-        /* a GPU monitor shows one GPU holding two or more big processes while another listed
-         * GPU holds none: several ranks landed on the same device */
-        for (size_t g = 0; !rc && g < sizeof jm->gpu_big; g++) {
-            if (jm->gpu_big[g] < 2)
-                continue;
-            size_t h = 0;
-            while (h < sizeof jm->gpu_big && !(h != g && jm->gpu_listed[h] && !jm->gpu_big[h]))
-                h++;
-            if (h == sizeof jm->gpu_big)
-                break;
-            char why[200];
-            int n = snprintf(v, sizeof v, "%zu", g);
-            snprintf(why, sizeof why,
-                     "GPU %zu holds %d processes of 1 GiB or more while GPU %zu holds none "
-                     "(nvidia-smi or gpustat)",
-                     g, jm->gpu_big[g], h);
-            rc = dx_facts_set(&rep->facts, "job.gpu_shared", v, (size_t)n, why, 0);
-            break;
-        }
-        if (!rc && jm->shard_ratio) {
-            char why[300];
-            int n = snprintf(v, sizeof v, "%d", jm->shard_ratio);
-            snprintf(why, sizeof why,
-                     "a size mismatch of %s elements, one %d times the other up to padding: "
-                     "flat shards written by one number of ranks and read by %d times as many "
-                     "(or as few)",
-                     jm->shard_sizes, jm->shard_ratio, jm->shard_ratio);
-            rc = dx_facts_set(&rep->facts, "job.shard_ratio", v, (size_t)n, why, 0);
-        }
-        /* a log that ends, with no failure line anywhere, on the line that started a phase
-         * (validation, generation, a Ray trainer's start-up or placement-group wait, the first
-         * 0/N bar after NCCL came up): the job stalled there, and where it stalled is what
-         * tells the usual causes apart */
-        if (!rc && jm->phase && jm->phase_last && quiet) {
-            static const char *const name[] = {"", "validation", "generation", "ray-start",
-                                               "first-collective"};
-            /* the line and its place as shown: valid UTF-8, cut with "..." */
-            char *text = dx_clean_text(jm->phase_text, jm->phase_len, 100);
-            char *where = dx_clean_text(jm->phase_where, strlen(jm->phase_where), 200);
-            char why[400];
-            snprintf(why, sizeof why,
-                     "the log ends, with no error before it, on '%s' (%s): the job stopped "
-                     "making progress as that phase began",
-                     text ? text : "", where ? where : "");
-            dx_free(text);
-            dx_free(where);
-            rc = dx_facts_set(&rep->facts, "job.stalled_at", name[jm->phase],
-                              strlen(name[jm->phase]), why, 0);
-        }
-        /* processes of a world of three or more that never reached the set-up barrier: one is a
-         * process stuck or slow before init; a missing node or a wrong world size leaves more
-         * out (and in a world of two either reading fits, so none is given) */
-        if (!rc && jm->barrier_world >= 3 && jm->barrier_joined < jm->barrier_world) {
-            int n = snprintf(v, sizeof v, "%d", jm->barrier_world - jm->barrier_joined);
-            rc = dx_facts_set(&rep->facts, "job.init_missing", v, (size_t)n,
-                              "the store-based barrier's world_size and worker count", 0);
-        }
-        /* Megatron's straggler reports: how far the slowest rank trails the fastest */
-        if (!rc && jm->meg_etpt_spread >= 0) {
-            int n = snprintf(v, sizeof v, "%.3f", jm->meg_etpt_spread);
-            rc = dx_facts_set(&rep->facts, "straggler.etpt_spread", v, (size_t)n,
-                              "Megatron's straggler report: 1 - MnEtpt / MxEtpt, the widest "
-                              "report",
-                              0);
-        }
-        if (!rc && jm->meg_rtt_spread >= 0) {
-            int n = snprintf(v, sizeof v, "%.3f", jm->meg_rtt_spread);
-            rc = dx_facts_set(&rep->facts, "straggler.rtt_spread", v, (size_t)n,
-                              "Megatron's straggler report: MxRtt / MnRtt - 1, the widest report",
-                              0);
-        }
-        /* some NCCL processes chose InfiniBand and others sockets: their connections cannot
-         * meet (a node without a usable IB device, or NCCL_IB_DISABLE set on some nodes) */
-        if (!rc && jm->nets == 3)
-            rc = dx_facts_set(&rep->facts, "job.net_mixed", "IB and Socket", 13,
-                              "NCCL's \"Using network\" lines of different processes", 0);
-        if (!rc && jm->view_shard) {
-            int n = snprintf(v, sizeof v, "%d", jm->view_shard);
-            char why[160];
-            snprintf(why, sizeof why,
-                     "the view shape %s asks for %d times the elements its tensor holds",
-                     jm->view_shape, jm->view_shard);
-            rc = dx_facts_set(&rep->facts, "job.view_shard", v, (size_t)n, why, 0);
-        }
-        size_t nhosts = 0;
-        for (size_t a = 0; a < jm->nby; a++) {
-            const dx_rank *x = jm->by_rank[a];
-            if (!x || !x->host[0])
-                continue;
-            int dup = 0;
-            for (size_t b = 0; b < a && !dup; b++)
-                dup = jm->by_rank[b] && !strcmp(jm->by_rank[b]->host, x->host);
-            nhosts += !dup;
-        }
-        if (!rc && nhosts) {
-            int n = snprintf(v, sizeof v, "%zu", nhosts);
-            rc = dx_facts_set(&rep->facts, "job.hosts", v, (size_t)n,
-                              "hosts of the ranks (NCCL Init COMPLETE lines, torchelastic's table)",
-                              0);
-        }
-        if (!rc && jm->coll_rank >= 0)
-            rc = dx_facts_set(&rep->facts, "job.collective_mismatch", jm->coll_why,
-                              strlen(jm->coll_why), "the ranks' tracebacks", 0);
-        if (!rc && jm->coll_rank >= 0 && jm->eval_coll) {
-            int n = snprintf(v, sizeof v, "%d", jm->coll_rank);
-            rc = dx_facts_set(&rep->facts, "job.eval_collective_rank", v, (size_t)n, jm->coll_why,
-                              0);
-        }
-        if (rc) {
-            dx_err(err, rc, "out of memory");
-            goto fail;
-        }
-    }
-    if (rep->job.straggler >= 0) {
-        const dx_rank *x = rep->job.by_rank[rep->job.straggler];
-        char v[32];
-        int n = snprintf(v, sizeof v, "%d", x->rank);
-        const char *from = rep->job.steps_from_fr ? "flight-recorder work between collectives"
-                                                  : "per-rank step times";
-        rc = dx_facts_set(&rep->facts, "job.straggler_rank", v, (size_t)n, from, 0);
-        n = snprintf(v, sizeof v, "%d", (int)(100 * x->rel_speed + 0.5));
-        if (!rc)
-            rc = dx_facts_set(&rep->facts, "job.straggler_speed_pct", v, (size_t)n, from, 0);
-        if (rc) {
-            dx_err(err, rc, "out of memory");
-            goto fail;
-        }
-    }
-    if ((rc = dx_facts_derive(&rep->facts)) || (rc = derive_sanity(&rep->facts))) {
-        dx_err(err, rc, "out of memory");
-        goto fail;
-    }
-    for (size_t s = 0; s < kb->nsig; s++)
-        for (size_t k = 0; rep->hits[s] && k < rep->hits[s]->nev; k++) {
-            dx_event *e = &rep->hits[s]->ev[k];
-            if (e->has_time && !e->time.year && e->time.month && st.year)
-                e->time.year = st.year; /* glog times carry no year: give them the job's */
-            if (e->has_time)
-                e->tkey = dx_time_key(&e->time, NULL);
-        }
+    time_events(rep, st.year);
     if ((rc = score_all(rep))) {
         dx_err(err, rc, "out of memory while scoring");
         goto fail;
     }
-    if ((rc = find_culprit(rep))) {
+    if ((!rep->nreported && (rc = dx_unrec_find(rep, &rep->unrec))) || (rc = find_culprit(rep))) {
         dx_err(err, rc, "out of memory");
         goto fail;
     }
@@ -1831,6 +1403,8 @@ void ddx_report_free(ddx_report *rep)
 {
     if (!rep)
         return;
+    dx_unrec_fini(rep->unrec);
+    dx_free(rep->unrec);
     for (size_t i = 0; i < rep->ninputs; i++) {
         dx_free(rep->inputs[i].path);
         dx_free(rep->inputs[i].ranks);
@@ -1864,6 +1438,8 @@ void ddx_report_free(ddx_report *rep)
 
 size_t ddx_report_count(const ddx_report *rep) { return rep->nkept; }
 
+int ddx_report_unrecognised(const ddx_report *rep) { return rep->unrec != NULL; }
+
 size_t dx_report_noise(const ddx_report *rep, size_t ref, const dx_event **first)
 {
     const ddx_kb *kb = rep->kb;
@@ -1895,6 +1471,12 @@ const char *ddx_report_level(const ddx_report *rep, size_t i)
 }
 
 int ddx_report_culprit_rank(const ddx_report *rep) { return rep->culprit; }
+
+size_t ddx_report_culprit_ranks(const ddx_report *rep, const int **ranks)
+{
+    *ranks = rep->culprit_ranks;
+    return rep->nculprit_ranks;
+}
 
 size_t ddx_report_warning_count(const ddx_report *rep) { return rep->nwarnings; }
 

@@ -13,8 +13,10 @@
 #include "input.h"
 #include "job.h"
 #include "kb.h"
+#include "unrec.h"
 
-#define DX_HITS_KEEP 4 /* events kept per signal: the earliest in time */
+#define DX_HITS_KEEP 4                        /* events kept per signal: the earliest in time */
+#define DX_SEQ_LINE ((UINT64_C(1) << 40) - 1) /* the line number part of an event's seq */
 
 typedef struct dx_event {
     uint32_t input; /* index into the report's inputs */
@@ -31,6 +33,7 @@ typedef struct dx_event {
 
 typedef struct dx_sighits {
     uint64_t count;
+    uint64_t last_seq;         /* the seq of the latest line counted */
     dx_event ev[DX_HITS_KEEP]; /* earliest first */
     size_t nev;
     int ranks[32]; /* distinct ranks that printed it (first 32) */
@@ -95,8 +98,12 @@ struct ddx_report {
     size_t ninputs, capinputs;
     dx_finding *f; /* every candidate, best first */
     size_t nf;
-    size_t nkept; /* the first nkept are reported */
+    size_t nkept;     /* the first nkept are reported */
+    size_t nreported; /* how many would be reported without DDX_DIAG_ALL */
+    dx_unrec *unrec;  /* the failure no reference explains (when nreported is 0), or NULL */
     int culprit;
+    int culprit_ranks[DX_VOTE_RANKS]; /* the ranks the deciding vote names, culprit first */
+    size_t nculprit_ranks;
     char *culprit_why;
     dx_facts facts;
     dx_sighits **hits; /* [kb->nsig], each allocated at its signal's first hit */
@@ -118,6 +125,8 @@ struct ddx_report {
 DX_HIDDEN const char *dx_level_name(double confidence);
 /* How many lines the (noise) reference with index ref matched, and the earliest of them. */
 DX_HIDDEN size_t dx_report_noise(const ddx_report *rep, size_t ref, const dx_event **first);
+/* Is name a fact diag.c derives itself (flight-recorder comparison, configuration sanity)? */
+DX_HIDDEN int dx_diag_fact_known(const char *name);
 /* Copies text into a new string that is valid UTF-8 without control characters, cut to max
  * bytes at a character boundary (with "..." when cut). */
 DX_HIDDEN char *dx_clean_text(const char *p, size_t n, size_t max);

@@ -881,3 +881,73 @@ int dx_facts_from_config(dx_facts *f, const char *path, const char *text, size_t
     json_decref(root);
     return DDX_OK;
 }
+
+/* ==== which facts exist ==================================================================== */
+
+/* Facts set by code rather than by a row of the tables above: the accelerate YAML and DeepSpeed
+ * JSON readers, and dx_facts_derive. */
+static const char *const code_facts[] = {"fsdp.enabled",
+                                         "deepspeed.enabled",
+                                         "deepspeed.zero_stage",
+                                         "deepspeed.offload_optimizer",
+                                         "deepspeed.offload_param",
+                                         "deepspeed.optimizer",
+                                         "deepspeed.zero_force_ds_cpu_optimizer",
+                                         "deepspeed.fp16",
+                                         "deepspeed.bf16",
+                                         "deepspeed.train_batch_size",
+                                         "deepspeed.train_micro_batch_size_per_gpu",
+                                         "deepspeed.gradient_accumulation_steps",
+                                         "nccl.timeout_s",
+                                         "fsdp.version",
+                                         "fsdp.mixed_precision"};
+
+/* Can a template's variable ("{pkg}", "{name}", "{r}") take the value seg (n bytes)? */
+static int variable_fits(const char *var, size_t vn, const char *seg, size_t n)
+{
+    char v[64];
+    if (!n || n >= sizeof v)
+        return 0;
+    memcpy(v, seg, n);
+    v[n] = '\0';
+    if (vn == 3 && !memcmp(var, "pkg", 3))
+        return regex_matches("^(?:" PKGS ")$", v);
+    if (vn == 4 && !memcmp(var, "name", 4))
+        return regex_matches("^(?:" ENVNAMES "|[A-Z_][A-Z0-9_]*)$", v);
+    return regex_matches("^\\d+$", v);
+}
+
+/* Does name fit the fact template tmpl ("{pkg}.version", "nccl.rank.{r}.host")? A variable
+ * stands for one dot-free part of the name. */
+static int fits_template(const char *tmpl, const char *name)
+{
+    while (*tmpl) {
+        if (*tmpl != '{') {
+            if (*tmpl++ != *name++)
+                return 0;
+            continue;
+        }
+        const char *close = strchr(tmpl, '}');
+        const char *dot = strchr(name, '.');
+        size_t n = dot ? (size_t)(dot - name) : strlen(name);
+        if (!close || !variable_fits(tmpl + 1, (size_t)(close - tmpl - 1), name, n))
+            return 0;
+        tmpl = close + 1;
+        name += n;
+    }
+    return *name == '\0';
+}
+
+int dx_fact_known(const char *name)
+{
+    for (size_t i = 0; i < DX_ARRAY_LEN(extractors); i++)
+        if (fits_template(extractors[i].fact, name))
+            return 1;
+    for (size_t i = 0; i < DX_ARRAY_LEN(yaml_keys); i++)
+        if (!strcmp(yaml_keys[i].fact, name))
+            return 1;
+    for (size_t i = 0; i < DX_ARRAY_LEN(code_facts); i++)
+        if (!strcmp(code_facts[i], name))
+            return 1;
+    return fits_template("env.{name}", name); /* env dumps, YAML env_vars */
+}

@@ -49,6 +49,10 @@ DX_HIDDEN const dx_signal *dx_fact_extractor_signal(size_t i);
 struct dx_scan;
 DX_HIDDEN int dx_fact_extract(size_t i, struct dx_scan *s, dx_facts *f, const char *path,
                               uint64_t line);
+/* Is name a fact the extractors, the config readers or the derivations above can set (job
+ * facts aside: src/job/)? */
+DX_HIDDEN int dx_fact_known(const char *name);
+
 /* Facts from a whole config file (DeepSpeed JSON, accelerate YAML). */
 DX_HIDDEN int dx_facts_from_config(dx_facts *f, const char *path, const char *text, size_t len);
 

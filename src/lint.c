@@ -6,12 +6,14 @@
  * here need more than one field or more than the file: examples ranking first, Vectorscan
  * agreeing with PCRE2, check commands that parse as shell (a small POSIX shell scanner, so
  * lint does not depend on which shell a machine has), real examples that are no documentation
- * samples, and ids that collide with a built-in reference. tests/data/lint holds a fixture for
- * each rule (tests/lint_rules.sh).
+ * samples, ids that collide with a built-in reference, facts nothing produces and the release
+ * ranges written in signals' sources. tests/data/lint holds a fixture for each rule
+ * (tests/lint_rules.sh).
  */
 #include "lint.h"
 
 #include "diag.h"
+#include "facts.h"
 #include "input.h"
 #include "match.h"
 
@@ -32,6 +34,52 @@ typedef struct pf_state {
     const char *file;
     int bad;
 } pf_state;
+
+/* Vectorscan's faults can depend on where a match starts in the buffer (two near-identical
+ * patterns once stopped matching past the 16th byte), so each signal an example line matches
+ * is checked again behind prefixes of the lengths launchers and loggers put before a message. */
+static const char *const pf_prefixes[] = {
+    "host-7: ",
+    "[rank12]:[E1205 12:00:00.123456789 ProcessGroupNCCL.cpp:1234] ",
+    "2024-05-01 12:00:01,123 - trainer - ERROR - [default3]:(RayTrainWorker pid=4242, "
+    "ip=10.0.0.7) ",
+};
+
+static int pf_behind_prefixes(pf_state *st, const dx_member *m, uint64_t lineno, const char *line,
+                              size_t len, const uint32_t *sigs, size_t nsigs)
+{
+    dx_buf b = {0};
+    ddx_error e = {0};
+    for (size_t p = 0; p < DX_ARRAY_LEN(pf_prefixes); p++) {
+        size_t plen = strlen(pf_prefixes[p]);
+        b.n = 0;
+        if (dx_buf_add(&b, pf_prefixes[p], plen) || dx_buf_add(&b, line, len) ||
+            dx_buf_addc(&b, '\n')) {
+            dx_buf_fini(&b);
+            return DDX_ENOMEM;
+        }
+        const dx_cand *cands;
+        size_t ncands;
+        if (dx_scan_chunk(st->scan, b.p, b.n, &cands, &ncands, &e))
+            break;
+        for (size_t k = 0; k < nsigs; k++) {
+            int found = 0;
+            for (size_t c = 0; c < ncands && !found; c++)
+                found = cands[c].sig == sigs[k];
+            if (found || !dx_scan_confirm(st->scan, sigs[k], b.p, b.n - 1))
+                continue;
+            dx_buf_addf(st->problems,
+                        "%s: %s:%llu: signal '%s' matches with PCRE2 behind a %zu-byte prefix "
+                        "but Vectorscan proposed no candidate (a Vectorscan fault; rewrite a "
+                        "pattern of this database)\n",
+                        st->file, m->path, (unsigned long long)lineno, st->kb->sigs[sigs[k]]->id,
+                        plen);
+            st->bad = 1;
+        }
+    }
+    dx_buf_fini(&b);
+    return DDX_OK;
+}
 
 static int pf_member(void *ud, const dx_member *m, dx_reader *r)
 {
@@ -59,9 +107,13 @@ static int pf_member(void *ud, const dx_member *m, dx_reader *r)
             while (ci < ncands && cp[ci].line < off)
                 ci++;
             size_t first = ci;
+            uint32_t matched[32];
+            size_t nmatched = 0;
             for (uint32_t s = 0; s < st->kb->nsig; s++) {
                 if (!dx_scan_confirm(st->scan, s, line, len))
                     continue;
+                if (nmatched < DX_ARRAY_LEN(matched))
+                    matched[nmatched++] = s;
                 int found = 0;
                 for (size_t k = first; k < ncands && cp[k].line == off && !found; k++)
                     found = cp[k].sig == s;
@@ -73,6 +125,10 @@ static int pf_member(void *ud, const dx_member *m, dx_reader *r)
                                 st->file, m->path, (unsigned long long)lineno, st->kb->sigs[s]->id);
                     st->bad = 1;
                 }
+            }
+            if (nmatched && pf_behind_prefixes(st, m, lineno, line, len, matched, nmatched)) {
+                dx_free(cp);
+                return DDX_ENOMEM;
             }
             lineno++;
             off += len + 1;
@@ -529,6 +585,47 @@ static int check_examples(const ddx_kb *kb, const char *dir, int only_user, dx_b
     return bad;
 }
 
+/* Facts references name on purpose although nothing reads them yet (the condition waits for the
+ * first log that shows them), with why. */
+static const struct {
+    const char *name;
+    const char *why;
+} unread_facts[] = {
+    {"ddp.static_graph", "DDP's static_graph: no public log shows the setting yet"},
+};
+
+/* Is a fact a reference names one ddx can produce: a job reading's (the registry), an
+ * extractor's or config reader's (facts.c), or one diag.c derives? */
+static int fact_exists(const char *name)
+{
+    for (size_t i = 0; i < DX_ARRAY_LEN(unread_facts); i++)
+        if (!strcmp(unread_facts[i].name, name))
+            return 1;
+    return dx_job_fact_owner(name) || dx_fact_known(name) || dx_diag_fact_known(name);
+}
+
+static int check_facts(const ddx_kb *kb, int only_user, dx_buf *problems)
+{
+    int bad = 0;
+    for (size_t i = 0; i < kb->nrefs; i++) {
+        const dx_ref *r = kb->refs[i];
+        if (only_user && !is_user_ref(kb, r))
+            continue;
+        for (size_t k = 0; k < r->ncontext + r->nchecks; k++) {
+            const char *f =
+                k < r->ncontext ? r->context[k].fact : r->checks[k - r->ncontext].cond.fact;
+            if (f && !fact_exists(f)) {
+                dx_buf_addf(problems,
+                            "%s: fact '%s' is produced by nothing (ddx facts lists the job "
+                            "facts, docs/facts.md the others)\n",
+                            r->file, f);
+                bad = 1;
+            }
+        }
+    }
+    return bad;
+}
+
 /* ==== rules over the whole reference ===================================================== */
 
 /* every check command parses as a shell command (dx_lint_shell) */
@@ -646,6 +743,61 @@ static int check_builtin_ids(const ddx_kb *kb, dx_buf *problems)
     return bad;
 }
 
+/* ==== release ranges in signal sources ===================================================== */
+
+/* Whether [p, p + n) is a release label: a digit, then digits, letters, '.', '+' or '-'. */
+static int is_release(const char *p, size_t n)
+{
+    if (!n || p[0] < '0' || p[0] > '9')
+        return 0;
+    for (size_t i = 0; i < n; i++)
+        if (!((p[i] >= '0' && p[i] <= '9') || (p[i] >= 'a' && p[i] <= 'z') ||
+              (p[i] >= 'A' && p[i] <= 'Z') || p[i] == '.' || p[i] == '+' || p[i] == '-'))
+            return 0;
+    return 1;
+}
+
+int dx_lint_source_ranges(const dx_ref *r, dx_buf *problems)
+{
+    int bad = 0;
+    for (size_t i = 0; i < r->nsignals; i++) {
+        const dx_signal *sg = &r->signals[i];
+        for (const char *p = sg->source ? strchr(sg->source, '[') : NULL; p;
+             p = strchr(p + 1, '[')) {
+            /* a range starts "[framework " then a digit; anything else is ordinary text */
+            size_t fw = 0;
+            while ((p[1 + fw] >= 'a' && p[1 + fw] <= 'z') ||
+                   (p[1 + fw] >= '0' && p[1 + fw] <= '9') || p[1 + fw] == '-')
+                fw++;
+            if (!fw || p[1 + fw] != ' ' || p[2 + fw] < '0' || p[2 + fw] > '9')
+                continue;
+            const char *lo = p + 2 + fw, *close = strchr(lo, ']');
+            const char *dots = close ? strstr(lo, "..") : NULL;
+            char a[64], b[64];
+            size_t na = dots ? (size_t)(dots - lo) : 0, nb = close ? (size_t)(close - dots) : 0;
+            if (!dots || dots > close || !is_release(lo, na) || nb < 3 ||
+                !is_release(dots + 2, nb - 2) || na >= sizeof a || nb - 2 >= sizeof b) {
+                dx_buf_addf(problems,
+                            "%s: signal '%s': release range '%.*s' is not "
+                            "[framework first..last]\n",
+                            r->file, sg->id, close ? (int)(close - p + 1) : (int)strlen(p), p);
+                bad = 1;
+                continue;
+            }
+            memcpy(a, lo, na);
+            a[na] = '\0';
+            memcpy(b, dots + 2, nb - 2);
+            b[nb - 2] = '\0';
+            if (dx_version_cmp(a, b) > 0) {
+                dx_buf_addf(problems, "%s: signal '%s': release range %s..%s runs backwards\n",
+                            r->file, sg->id, a, b);
+                bad = 1;
+            }
+        }
+    }
+    return bad;
+}
+
 int dx_lint_dir(const char *dir, int with_builtin, ddx_kb **out, dx_buf *problems,
                 dx_lint_stats *stats, ddx_error *err)
 {
@@ -668,10 +820,14 @@ int dx_lint_dir(const char *dir, int with_builtin, ddx_kb **out, dx_buf *problem
     }
     if (dx_kb_lint(kb, dir, 1, problems))
         bad = 1;
+    if (check_facts(kb, 1, problems))
+        bad = 1;
     if (check_commands(kb, 1, problems) | check_doc_examples(kb, 1, problems))
         bad = 1;
     if (with_builtin && check_builtin_ids(kb, problems))
         bad = 1;
+    for (size_t i = 0; i < kb->user.n; i++)
+        bad |= dx_lint_source_ranges(&kb->user.refs[i], problems);
     /* go on as far as possible, so one run lists every problem (and a draft build still gets
      * the references that parsed) */
     if ((rc = dx_kb_build(kb, NULL, 0, err))) {

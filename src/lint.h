@@ -31,4 +31,8 @@ DX_HIDDEN int dx_lint_shell(const char *cmd, char *why, size_t cap);
  * buf; NULL when the link is no documentation page. */
 DX_HIDDEN const char *dx_lint_doc_site(const char *url, char *buf, size_t cap);
 
+/* Checks the release ranges written in signals' sources ("path [framework first..last]",
+ * docs/reference-format.md); appends one line per malformed range. Returns 1 on a problem. */
+DX_HIDDEN int dx_lint_source_ranges(const dx_ref *r, dx_buf *problems);
+
 #endif

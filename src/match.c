@@ -20,6 +20,7 @@ struct dx_matcher {
     const dx_signal *const *sigs; /* [nsig], borrowed */
     pcre2_code **re;              /* [nsig], compiled on first use; NULL until then */
     unsigned char *re_bad;        /* [nsig] 1 when PCRE2 rejected the pattern */
+    unsigned char *anchored;      /* [nsig] 1 when the pattern starts with ^ or ends with $ */
 };
 
 struct dx_scan {
@@ -53,12 +54,21 @@ static unsigned hs_flags(const dx_signal *s)
 char *dx_hs_pattern(const char *p)
 {
     size_t n = strlen(p);
-    char *out = dx_malloc(12 * n + 1);
+    char *out = dx_malloc(12 * n + 32);
     if (!out)
         return NULL;
     size_t o = 0;
     int in_class = 0;
-    for (size_t i = 0; i < n; i++) {
+    /* a leading ^ is the start of a line's body, which may follow a launcher's or logger's
+     * prefix (ending in a blank, ']', ':', ')' or '>'): PCRE2 confirms the anchor on the body.
+     * (A bare unanchored form would be a superset too, but it made Vectorscan 5.4 drop another
+     * signal's candidates: lint's candidate check caught it.) */
+    if (p[0] == '^') {
+        static const char body_start[] = "(?:^|[ \\t\\]:>)])";
+        memcpy(out, body_start, sizeof body_start - 1);
+        o = sizeof body_start - 1;
+    }
+    for (size_t i = p[0] == '^' ? 1 : 0; i < n; i++) {
         char c = p[i];
         if (c == '\\' && i + 1 < n && p[i + 1] == 's') {
             /* \s also matches the newline: a match could then end on the next line */
@@ -88,6 +98,14 @@ char *dx_hs_pattern(const char *p)
             if (c == ']')
                 in_class = 0;
             out[o++] = c;
+            continue;
+        }
+        if (c == '$' && i + 1 == n) {
+            /* ... and a trailing $ its end, which a cluster framework's suffix or blanks may
+             * follow in the line */
+            static const char body_end[] = "(?:$|[ \\t])";
+            memcpy(out + o, body_end, sizeof body_end - 1);
+            o += sizeof body_end - 1;
             continue;
         }
         out[o++] = c;
@@ -184,6 +202,20 @@ fail:
     return rc;
 }
 
+/* Whether a pattern is anchored to the start (a leading ^) or the end (a trailing $ that is
+ * not escaped) of what it matches: such a pattern is also tried on a line's body. */
+static int is_anchored(const char *p)
+{
+    size_t n = strlen(p), bs = 0;
+    if (n && p[0] == '^')
+        return 1;
+    if (!n || p[n - 1] != '$')
+        return 0;
+    for (size_t i = n - 1; i > 0 && p[i - 1] == '\\'; i--)
+        bs++;
+    return bs % 2 == 0;
+}
+
 int dx_matcher_new(dx_matcher **out, const dx_signal *const *sigs, size_t nsig,
                    const unsigned char *hsdb, size_t hsdb_len, ddx_error *err)
 {
@@ -194,10 +226,13 @@ int dx_matcher_new(dx_matcher **out, const dx_signal *const *sigs, size_t nsig,
     m->sigs = sigs;
     m->re = dx_calloc(nsig ? nsig : 1, sizeof(pcre2_code *));
     m->re_bad = dx_calloc(nsig ? nsig : 1, 1);
-    if (!m->re || !m->re_bad) {
+    m->anchored = dx_calloc(nsig ? nsig : 1, 1);
+    if (!m->re || !m->re_bad || !m->anchored) {
         dx_matcher_free(m);
         return dx_err(err, DDX_ENOMEM, "out of memory");
     }
+    for (size_t i = 0; i < nsig; i++)
+        m->anchored[i] = is_anchored(sigs[i]->pattern);
     if (!nsig) {
         *out = m;
         return DDX_OK;
@@ -235,6 +270,7 @@ void dx_matcher_free(dx_matcher *m)
         pcre2_code_free(m->re[i]);
     dx_free(m->re);
     dx_free(m->re_bad);
+    dx_free(m->anchored);
     dx_free(m);
 }
 
@@ -379,6 +415,17 @@ int dx_scan_chunk(dx_scan *s, const char *data, size_t len, const dx_cand **cand
     *cands = s->cands;
     *ncands = s->ncands;
     return DDX_OK;
+}
+
+int dx_scan_confirm_line(dx_scan *s, uint32_t sig, const char *line, size_t len, size_t body,
+                         size_t body_len)
+{
+    if (dx_scan_confirm(s, sig, line, len))
+        return 1;
+    if (sig >= s->m->nsig || !s->m->anchored[sig] || (body == 0 && body_len == len) || body > len ||
+        body_len > len - body)
+        return 0;
+    return dx_scan_confirm(s, sig, line + body, body_len);
 }
 
 int dx_scan_confirm(dx_scan *s, uint32_t sig, const char *line, size_t len)

@@ -47,6 +47,12 @@ DX_HIDDEN int dx_scan_chunk(dx_scan *s, const char *data, size_t len, const dx_c
                             size_t *ncands, ddx_error *err);
 /* Confirms signal sig on one line with PCRE2. Returns 1 on a match, 0 otherwise. */
 DX_HIDDEN int dx_scan_confirm(dx_scan *s, uint32_t sig, const char *line, size_t len);
+/* Confirms signal sig on a line whose body (the message after the launcher's and logger's
+ * prefixes, without the suffixes a cluster framework adds) is line[body..body+body_len): an
+ * anchored pattern (^ or $) that fails on the whole line is tried on the body, where ^ and $
+ * mean the start and end of the message. Returns 1 on a match, 0 otherwise. */
+DX_HIDDEN int dx_scan_confirm_line(dx_scan *s, uint32_t sig, const char *line, size_t len,
+                                   size_t body, size_t body_len);
 /* After a confirmed match: the named capture name, if it matched. */
 DX_HIDDEN int dx_scan_capture(dx_scan *s, const char *name, dx_str *out);
 /* After a confirmed match: all named captures, one at a time (i from 0); 0 when done. */

@@ -31,26 +31,6 @@ static json_t *jtime(const dx_event *e)
     return json_string(buf);
 }
 
-/* A rank's state: failed (a root failure on it), timed out, silent (no timeout while others
- * timed out), or healthy. */
-static const char *rank_state(const ddx_report *rep, const dx_rank *x)
-{
-    if (x->first_error)
-        return "failed";
-    if (x->slow)
-        return "slow";
-    if (x->stopped)
-        return "silent";
-    if (x->timed_out)
-        return "timed out";
-    if (dx_rank_finished(x))
-        return "healthy"; /* it printed the last step of its loop: finished, not silent */
-    for (size_t r = 0; r < rep->job.nby; r++)
-        if (rep->job.by_rank[r] && rep->job.by_rank[r]->timed_out)
-            return "silent";
-    return "healthy";
-}
-
 static double round3(double v) { return round(v * 1000.0) / 1000.0; }
 
 /* A fact value typed as JSON: integers and booleans as such, everything else as text. */
@@ -169,6 +149,30 @@ static json_t *jfinding(const ddx_report *rep, const dx_finding *f)
     return o;
 }
 
+/* The failure no reference explains (diag.c, unrec.c), or null. */
+static json_t *junrec(const ddx_report *rep)
+{
+    const dx_unrec *u = rep->unrec;
+    if (!u)
+        return json_null();
+    int known = u->seq != DX_UNREC_NOWHERE && (size_t)(u->seq >> 40) < rep->ninputs;
+    json_t *o = json_object();
+    json_object_set_new(o, "rank", jrank(u->rank));
+    json_object_set_new(o, "path",
+                        known ? json_string(rep->inputs[u->seq >> 40].path) : json_null());
+    json_object_set_new(o, "line",
+                        known ? json_integer((json_int_t)(u->seq & DX_SEQ_LINE)) : json_null());
+    json_object_set_new(o, "text", jstr(u->text));
+    json_object_set_new(o, "exception", jstr(u->exception));
+    json_object_set_new(o, "original", json_boolean(u->original));
+    json_t *near = json_array();
+    for (size_t i = 0; i < u->nnearest; i++)
+        json_array_append_new(
+            near, json_pack("{s:s,s:s}", "id", u->nearest[i].ref->id, "why", u->nearest[i].why));
+    json_object_set_new(o, "nearest", near);
+    return o;
+}
+
 static int dump(json_t *root, FILE *out, ddx_error *err)
 {
     int rc = json_dumpf(root, out, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(6));
@@ -198,7 +202,12 @@ int ddx_report_write_json(const ddx_report *rep, FILE *out, ddx_error *err)
         json_array_append_new(inputs, o);
     }
     json_object_set_new(root, "inputs", inputs);
+    json_object_set_new(root, "unrecognised", junrec(rep));
     json_object_set_new(root, "culprit_rank", jrank(rep->culprit));
+    json_t *cr = json_array();
+    for (size_t i = 0; i < rep->nculprit_ranks; i++)
+        json_array_append_new(cr, json_integer(rep->culprit_ranks[i]));
+    json_object_set_new(root, "culprit_ranks", cr);
     json_object_set_new(root, "culprit_reason", jstr(rep->culprit_why));
     json_t *cs = json_array();
     for (size_t i = 0; i < rep->nculprit_signals; i++)
@@ -209,18 +218,20 @@ int ddx_report_write_json(const ddx_report *rep, FILE *out, ddx_error *err)
         const dx_rank *x = rep->job.by_rank[r];
         if (!x)
             continue;
+        dx_rank_view v;
+        dx_job_rank_view(&rep->job, x, &v);
         json_t *o = json_object();
         char buf[64];
         json_object_set_new(o, "rank", json_integer(x->rank));
-        json_object_set_new(o, "state", json_string(rank_state(rep, x)));
+        json_object_set_new(o, "state", json_string(v.state));
         json_object_set_new(o, "host", x->host[0] ? json_string(x->host) : json_null());
         json_object_set_new(o, "cuda_dev",
                             x->cuda_dev >= 0 ? json_integer(x->cuda_dev) : json_null());
         json_object_set_new(o, "bus_id", x->bus_id[0] ? json_string(x->bus_id) : json_null());
         json_object_set_new(o, "pid", x->pid >= 0 ? json_integer(x->pid) : json_null());
         json_object_set_new(o, "progress",
-                            x->has_prog
-                                ? json_pack("[I,I]", (json_int_t)x->prog_n, (json_int_t)x->prog_m)
+                            v.has_prog
+                                ? json_pack("[I,I]", (json_int_t)v.prog_n, (json_int_t)v.prog_m)
                                 : json_null());
         json_object_set_new(o, "lines", json_integer((json_int_t)x->lines));
         if (x->has_time) {
@@ -229,19 +240,20 @@ int ddx_report_write_json(const ddx_report *rep, FILE *out, ddx_error *err)
         } else
             json_object_set_new(o, "last_seen", json_null());
         json_object_set_new(o, "first_error", jstr(x->first_error));
-        json_object_set_new(o, "waits_in", jstr(x->waits_in));
+        json_object_set_new(o, "waits_in", jstr(v.waits_in));
         json_object_set_new(o, "timeout_seq",
-                            x->timeout_seq >= 0 ? json_integer(x->timeout_seq) : json_null());
+                            v.timeout_seq >= 0 ? json_integer(v.timeout_seq) : json_null());
         json_object_set_new(o, "timeout_op",
-                            x->timeout_op[0] ? json_string(x->timeout_op) : json_null());
+                            v.timeout_op && v.timeout_op[0] ? json_string(v.timeout_op)
+                                                            : json_null());
         json_object_set_new(o, "step_median_s",
-                            x->step_median[0] > 0 ? json_real(round3(x->step_median[0]))
-                                                  : json_null());
+                            v.step_median[0] > 0 ? json_real(round3(v.step_median[0]))
+                                                 : json_null());
         json_object_set_new(o, "relative_speed",
-                            x->step_median[0] > 0 || x->slow ? json_real(round3(x->rel_speed))
-                                                             : json_null());
+                            v.step_median[0] > 0 || v.slow ? json_real(round3(v.rel_speed))
+                                                           : json_null());
         json_object_set_new(o, "last_completed",
-                            x->has_last_completed ? json_integer(x->last_completed) : json_null());
+                            v.has_last_completed ? json_integer(v.last_completed) : json_null());
         json_array_append_new(ranks, o);
         k++;
     }
@@ -337,6 +349,35 @@ static void write_event_where(FILE *out, const ddx_report *rep, const dx_event *
         char buf[64];
         dx_time_format(&e->time, buf, sizeof buf);
         fprintf(out, " at %s", buf);
+    }
+}
+
+/* Where a finding would be: the failure no reference explains, and the closest references. */
+static void write_unrec(FILE *out, const ddx_report *rep, const style *s)
+{
+    const dx_unrec *u = rep->unrec;
+    fprintf(out,
+            "%sUnrecognised failure%s: the job failed, and no reference in the catalogue "
+            "explains it\n",
+            s->bold, s->off);
+    fputs("  ", out);
+    if (u->seq != DX_UNREC_NOWHERE && (size_t)(u->seq >> 40) < rep->ninputs)
+        fprintf(out, "%s:%llu", rep->inputs[u->seq >> 40].path,
+                (unsigned long long)(u->seq & DX_SEQ_LINE));
+    else
+        fputs("the launcher's report", out);
+    if (u->rank >= 0)
+        fprintf(out, " (rank %d)", u->rank);
+    fprintf(out, "\n    %s\n", u->text);
+    if (!u->original)
+        fputs("  This line echoes a failure elsewhere (a peer's crash, a launcher's signal): the "
+              "process that failed first left no error in the inputs.\n",
+              out);
+    if (u->nnearest) {
+        fputs("  closest references (to read, not findings):\n", out);
+        for (size_t i = 0; i < u->nnearest; i++)
+            fprintf(out, "    %s%s%s: %s\n", s->bold, u->nearest[i].ref->id, s->off,
+                    u->nearest[i].why);
     }
 }
 
@@ -436,7 +477,9 @@ int ddx_report_write_text(const ddx_report *rep, int flags, FILE *out, ddx_error
     uint64_t lines = 0;
     for (size_t i = 0; i < rep->ninputs; i++)
         lines += rep->inputs[i].lines;
-    if (!rep->nkept) {
+    if (!rep->nkept && rep->unrec) {
+        write_unrec(out, rep, &s);
+    } else if (!rep->nkept) {
         fprintf(out, "No known failure found in %zu input%s (%llu lines).\n", rep->ninputs,
                 rep->ninputs == 1 ? "" : "s", (unsigned long long)lines);
         if (rep->nf && !rep->all)
@@ -481,35 +524,37 @@ int ddx_report_write_text(const ddx_report *rep, int flags, FILE *out, ddx_error
                 fprintf(out, "  ... %zu ranks in all (--verbose lists them)\n", rep->job.nranks);
                 break;
             }
+            dx_rank_view v;
+            dx_job_rank_view(&rep->job, x, &v);
             char t[64] = "-";
             if (x->has_time)
                 dx_time_format(&x->last_time, t, sizeof t);
-            fprintf(out, "  %5d  %-9s  last seen %s", x->rank, rank_state(rep, x), t);
+            fprintf(out, "  %5d  %-9s  last seen %s", x->rank, v.state, t);
             if (x->host[0])
                 fprintf(out, "  on %s", x->host);
             if (x->cuda_dev >= 0)
                 fprintf(out, " gpu %d", x->cuda_dev);
             if (x->pid >= 0)
                 fprintf(out, " pid %lld", x->pid);
-            if (x->has_prog)
-                fprintf(out, "  step %lld/%lld", x->prog_n, x->prog_m);
-            if (x->timed_out && x->timeout_seq >= 0)
-                fprintf(out, "  in %s #%lld", x->timeout_op[0] ? x->timeout_op : "collective",
-                        x->timeout_seq);
-            else if (x->timed_out)
-                fprintf(out, "  in %s", x->timeout_op[0] ? x->timeout_op : "a collective");
-            if (x->has_last_completed)
-                fprintf(out, "  last completed %lld", x->last_completed);
-            if (x->step_median[0] > 0)
-                fprintf(out, "  step %.3fs", x->step_median[0]);
-            if (x->nstep[1] >= 5)
-                fprintf(out, "  data wait %.3fs", x->step_median[1]);
-            if (x->slow && rep->job.straggler_kind == 1 && x->nstep[1] >= 5)
-                fprintf(out, "  (waits for data %.0f%% of its step)", 100 * (1 - x->rel_speed));
-            else if (x->slow)
-                fprintf(out, "  (%.0f%% of the fastest rank's speed)", 100 * x->rel_speed);
-            if (x->waits_in)
-                fprintf(out, "  waits in %s", x->waits_in);
+            if (v.has_prog)
+                fprintf(out, "  step %lld/%lld", v.prog_n, v.prog_m);
+            const char *op = v.timeout_op && v.timeout_op[0] ? v.timeout_op : NULL;
+            if (v.timed_out && v.timeout_seq >= 0)
+                fprintf(out, "  in %s #%lld", op ? op : "collective", v.timeout_seq);
+            else if (v.timed_out)
+                fprintf(out, "  in %s", op ? op : "a collective");
+            if (v.has_last_completed)
+                fprintf(out, "  last completed %lld", v.last_completed);
+            if (v.step_median[0] > 0)
+                fprintf(out, "  step %.3fs", v.step_median[0]);
+            if (v.nstep[1] >= 5)
+                fprintf(out, "  data wait %.3fs", v.step_median[1]);
+            if (v.slow_data)
+                fprintf(out, "  (waits for data %.0f%% of its step)", 100 * (1 - v.rel_speed));
+            else if (v.slow)
+                fprintf(out, "  (%.0f%% of the fastest rank's speed)", 100 * v.rel_speed);
+            if (v.waits_in)
+                fprintf(out, "  waits in %s", v.waits_in);
             if (x->first_error)
                 fprintf(out, "  %.100s", x->first_error);
             fputc('\n', out);

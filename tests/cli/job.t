@@ -45,8 +45,9 @@ $ diagnose --json tests/data/job/view-shard.log
 > "id": "shard-viewed-whole"
 
 $ diagnose --json tests/data/job/view-not-shard.log
-? 0
+? 1
 < job.view_shard
+> "exception": "RuntimeError"
 
 # The launcher's one failed rank exited with -6 (SIGABRT) while another rank reports a watchdog
 # timeout: the watchdog took a waiting rank down, so that rank is not blamed.
@@ -110,7 +111,8 @@ $ diagnose --json tests/data/job/shard-ratio.log
 > "id": "fsdp-state-dict-keys"
 
 $ diagnose --json tests/data/job/shard-not-ratio.log
-? 0
+? 1
+> "unrecognised": {
 < job.shard_ratio
 
 # A GPU monitor (nvidia-smi's process table, gpustat) that shows one GPU holding two big
@@ -133,7 +135,8 @@ $ diagnose --json tests/data/job/ds-silent-kill.log
 > "id": "childfailed-exitcode-9"
 
 $ diagnose --json tests/data/job/ds-kill-after-error.log
-? 0
+? 1
+> "unrecognised": {
 < job.silent_teardown
 
 # NCCL set up its communicators and the log ends on a bar still at 0/N: the first work over

@@ -93,6 +93,7 @@ $ lint tests/data/kb-bad
 > at least two sources are needed
 > not b
 > 1 example is constructed; add a '## About the examples' section
+> release range 2.6..1.13 runs backwards
 
 $ lint tests/data/no-such-dir
 ? 2

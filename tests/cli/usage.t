@@ -19,7 +19,7 @@ $ frobnicate
 $ diagnose --help
 ? 0
 > Usage: ddx diagnose
-> Exit status: 0 nothing found, 1 a finding, 2 bad usage
+> Exit status: 0 nothing found, 1 a finding or a failure no reference explains, 2 bad
 > --json
 
 $ refs --help

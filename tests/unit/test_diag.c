@@ -1,6 +1,8 @@
 /* test_diag.c -- the public API end to end on a small test knowledge base: scoring, the root
  * before its symptoms, context from facts, checks, noise, a healthy log, allocation failures. */
 #include "diag.h"
+#include "job/progress.h"
+#include "job/watchdog.h"
 
 #include <setjmp.h>
 #include <stdarg.h>
@@ -23,6 +25,42 @@ static int teardown(void **state)
     (void)state;
     ddx_kb_close(kb);
     return 0;
+}
+
+/* The rank of the first vote cast from source (vetoed or not), -1 none; its line in *why. */
+static int vote_rank(const ddx_report *rep, const char *source, const char **why)
+{
+    for (size_t i = 0; i < rep->job.nvotes; i++)
+        if (!strcmp(rep->job.votes[i].source, source) && rep->job.votes[i].nranks) {
+            if (why)
+                *why = rep->job.votes[i].why;
+            return rep->job.votes[i].ranks[0];
+        }
+    return -1;
+}
+
+/* The watchdog's account of rank r. */
+static const dx_timeout *wd(const ddx_report *rep, int r)
+{
+    const dx_timeout *t = dx_watchdog_of(&rep->job, dx_job_rank_get(&rep->job, r));
+    assert_non_null(t);
+    return t;
+}
+
+/* The straggler the steps reading names, -1 none. */
+static int straggler(const ddx_report *rep)
+{
+    const dx_fact *x = dx_facts_get(&rep->facts, "job.straggler_rank");
+    return x ? atoi(x->value) : -1;
+}
+
+/* The summary of rank r. */
+static dx_rank_view view(const ddx_report *rep, int r)
+{
+    dx_rank_view v;
+    assert_non_null(dx_job_rank_get(&rep->job, r));
+    dx_job_rank_view(&rep->job, dx_job_rank_get(&rep->job, r), &v);
+    return v;
 }
 
 /* Diagnoses the given (name, text) buffers. */
@@ -185,9 +223,9 @@ static void test_culprit_behind_in_sequence(void **state)
     ddx_report *rep = run(0, 1, in);
     assert_int_equal(ddx_report_culprit_rank(rep), 2);
     assert_int_equal(rep->job.nranks, 3);
-    assert_int_equal(rep->job.by_rank[2]->last_completed, 9);
-    assert_int_equal(rep->job.by_rank[0]->timeout_seq, 11);
-    assert_string_equal(rep->job.by_rank[0]->timeout_op, "ALLREDUCE");
+    assert_int_equal(wd(rep, 2)->last_completed, 9);
+    assert_int_equal(wd(rep, 0)->seq, 11);
+    assert_string_equal(wd(rep, 0)->op, "ALLREDUCE");
     ddx_report_free(rep);
 }
 
@@ -244,7 +282,7 @@ static void test_desync_from_watchdog(void **state)
     dx_buf_addf(&b, "Timed out waiting for peers\n");
     const char *const in[] = {"console.log", dx_buf_cstr(&b)};
     ddx_report *rep = run(0, 1, in);
-    assert_int_equal(rep->job.desync_rank, 2);
+    assert_int_equal(vote_rank(rep, "desync", NULL), 2);
     const dx_fact *x = dx_facts_get(&rep->facts, "job.desync");
     assert_non_null(x);
     assert_non_null(strstr(x->value, "SeqNum 42"));
@@ -267,7 +305,7 @@ static void test_desync_by_size(void **state)
                     r, r, r == 1 ? "40960" : "262711296");
     const char *const in[] = {"console.log", dx_buf_cstr(&b)};
     ddx_report *rep = run(0, 1, in);
-    assert_int_equal(rep->job.desync_rank, 1);
+    assert_int_equal(vote_rank(rep, "desync", NULL), 1);
     assert_non_null(strstr(dx_facts_get(&rep->facts, "job.desync")->value, "40960"));
     ddx_report_free(rep);
     dx_buf_fini(&b);
@@ -288,9 +326,9 @@ static void test_desync_from_blocking_wait(void **state)
     const char *const in[] = {"console.log", dx_buf_cstr(&b)};
     ddx_report *rep = run(0, 1, in);
     assert_int_equal(rep->job.nranks, 3);
-    assert_true(rep->job.by_rank[1]->timed_out);
-    assert_int_equal(rep->job.by_rank[1]->timeout_seq, 2109);
-    assert_int_equal(rep->job.desync_rank, 0);
+    assert_true(wd(rep, 1)->timed_out);
+    assert_int_equal(wd(rep, 1)->seq, 2109);
+    assert_int_equal(vote_rank(rep, "desync", NULL), 0);
     ddx_report_free(rep);
     dx_buf_fini(&b);
 }
@@ -308,7 +346,7 @@ static void test_desync_old_format_odd_first(void **state)
                     r, r == 0 ? "ALLREDUCE" : "BROADCAST");
     const char *const in[] = {"console.log", dx_buf_cstr(&b)};
     ddx_report *rep = run(0, 1, in);
-    assert_int_equal(rep->job.desync_rank, 0);
+    assert_int_equal(vote_rank(rep, "desync", NULL), 0);
     assert_non_null(dx_facts_get(&rep->facts, "job.desync"));
     ddx_report_free(rep);
     dx_buf_fini(&b);
@@ -334,8 +372,9 @@ static void test_torchelastic_table(void **state)
         "Timed out waiting for peers\n",
     };
     ddx_report *rep = run(0, 1, in);
-    assert_int_equal(rep->job.rc_rank, 3);
-    assert_int_equal(rep->job.rc_exitcode, -9);
+    const char *why = NULL;
+    assert_int_equal(vote_rank(rep, "table", &why), 3);
+    assert_non_null(strstr(why, "exit code -9"));
     assert_int_equal(ddx_report_culprit_rank(rep), 3);
     assert_non_null(strstr(rep->culprit_signals[0], "killed by signal 9"));
     ddx_report_free(rep);
@@ -422,11 +461,11 @@ static void test_straggler_from_step_times(void **state)
                         r, step, r == 2 ? 2000 + step : 1000 + step * (r + 1));
     const char *const in[] = {"train.log", dx_buf_cstr(&b)};
     ddx_report *rep = run(0, 1, in);
-    assert_int_equal(rep->job.straggler, 2);
-    assert_true(rep->job.by_rank[2]->slow);
-    assert_false(rep->job.by_rank[0]->slow);
-    assert_true(rep->job.by_rank[2]->rel_speed < 0.75);
-    assert_true(rep->job.by_rank[2]->step_median[0] > 1.9);
+    assert_int_equal(straggler(rep), 2);
+    assert_true(view(rep, 2).slow);
+    assert_false(view(rep, 0).slow);
+    assert_true(view(rep, 2).rel_speed < 0.75);
+    assert_true(view(rep, 2).step_median[0] > 1.9);
     expect_fact(rep, "job.straggler_rank", "2");
     ddx_report_free(rep);
     dx_buf_fini(&b);
@@ -439,7 +478,7 @@ static void test_straggler_from_step_times(void **state)
                         10 * r);
     const char *const in2[] = {"train.log", dx_buf_cstr(&even)};
     rep = run(0, 1, in2);
-    assert_int_equal(rep->job.straggler, -1);
+    assert_int_equal(straggler(rep), -1);
     assert_null(dx_facts_get(&rep->facts, "job.straggler_rank"));
     ddx_report_free(rep);
     dx_buf_fini(&even);
@@ -465,8 +504,9 @@ static void test_torchelastic_killed_rank_over_named_victim(void **state)
         "Timed out waiting for peers\n",
     };
     ddx_report *rep = run(0, 1, in);
-    assert_int_equal(rep->job.rc_rank, 0);
-    assert_int_equal(rep->job.killed_rank, 1);
+    const char *why = NULL;
+    assert_int_equal(vote_rank(rep, "table-killed", &why), 1);
+    assert_non_null(strstr(why, "'first observed failure', rank 0,"));
     assert_int_equal(ddx_report_culprit_rank(rep), 1);
     ddx_report_free(rep);
 }
@@ -484,8 +524,8 @@ static void test_rank_output_stops_early(void **state)
         "[rank2]: 2024-05-01 12:10:06,000 Timed out waiting for peers\n",
     };
     ddx_report *rep = run(0, 1, in);
-    assert_int_equal(rep->job.stopped_rank, 1);
-    assert_true(rep->job.by_rank[1]->stopped);
+    assert_int_equal(vote_rank(rep, "stopped", NULL), 1);
+    assert_true(view(rep, 1).stopped);
     assert_int_equal(ddx_report_culprit_rank(rep), 1);
     ddx_report_free(rep);
 }
@@ -512,11 +552,11 @@ static void test_stack_dumps(void **state)
         "  File \"train.py\", line 80 in train_step\n",
     };
     ddx_report *rep = run(0, 3, in);
-    assert_non_null(rep->job.by_rank[0]->waits_in);
-    assert_string_equal(rep->job.by_rank[0]->waits_in,
+    assert_non_null(view(rep, 0).waits_in);
+    assert_string_equal(view(rep, 0).waits_in,
                         "all_reduce (torch/distributed/distributed_c10d.py:2050)");
-    assert_string_equal(rep->job.by_rank[2]->waits_in, "__getitem__ (/data/loader.py:41)");
-    assert_int_equal(rep->job.stack_rank, 2);
+    assert_string_equal(view(rep, 2).waits_in, "__getitem__ (/data/loader.py:41)");
+    assert_int_equal(vote_rank(rep, "stack", NULL), 2);
     /* nothing failed: the dumps alone make it a hang, and rank 2 the one to look at */
     assert_non_null(dx_facts_get(&rep->facts, "job.hang"));
     assert_int_equal(ddx_report_culprit_rank(rep), 2);
@@ -540,10 +580,9 @@ static void test_one_stack_dump(void **state)
     };
     ddx_report *rep = run(DDX_DIAG_ALL, 1, in);
     assert_non_null(rep->job.by_rank[3]);
-    assert_string_equal(rep->job.by_rank[3]->waits_in,
-                        "wait (threading.py:302), called from __next__ "
-                        "(fairseq/data/iterators.py:648)");
-    assert_int_equal(rep->job.stack_rank, 3);
+    assert_string_equal(view(rep, 3).waits_in, "wait (threading.py:302), called from __next__ "
+                                               "(fairseq/data/iterators.py:648)");
+    assert_int_equal(vote_rank(rep, "stack", NULL), 3);
     assert_null(dx_facts_get(&rep->facts, "job.hang"));
     assert_non_null(dx_facts_get(&rep->facts, "job.stuck_rank"));
     assert_int_equal(ddx_report_culprit_rank(rep), 3);
@@ -559,7 +598,7 @@ static void test_one_stack_dump(void **state)
     };
     rep = run(DDX_DIAG_ALL, 1, waits);
     assert_non_null(rep->job.by_rank[1]);
-    assert_int_equal(rep->job.stack_rank, -1);
+    assert_int_equal(vote_rank(rep, "stack", NULL), -1);
     assert_non_null(dx_facts_get(&rep->facts, "job.hang"));
     ddx_report_free(rep);
 }
@@ -614,8 +653,10 @@ static void test_rank0_bar_before_timeouts(void **state)
         "timing out.\n",
     };
     ddx_report *rep = run(DDX_DIAG_ALL, 1, in);
-    assert_int_equal(rep->job.busy_rank, 0);
-    assert_non_null(strstr(rep->job.busy_why, "5853/6019"));
+    assert_int_equal(vote_rank(rep, "busy", NULL), 0);
+    const char *why = NULL;
+    assert_int_equal(vote_rank(rep, "busy", &why), 0);
+    assert_non_null(strstr(why, "5853/6019"));
     ddx_report_free(rep);
     /* a training bar cut mid-loop by the timeouts: every rank stalled in that step */
     const char *const mid[] = {
@@ -626,7 +667,7 @@ static void test_rank0_bar_before_timeouts(void **state)
         "Timeout(ms)=1800000) ran for 1800493 milliseconds before timing out.\n",
     };
     rep = run(DDX_DIAG_ALL, 1, mid);
-    assert_int_equal(rep->job.busy_rank, -1);
+    assert_int_equal(vote_rank(rep, "busy", NULL), -1);
     ddx_report_free(rep);
     /* the same with rank 0 timing out as well: it waited like the others */
     const char *const all[] = {
@@ -640,7 +681,7 @@ static void test_rank0_bar_before_timeouts(void **state)
         "timing out.\n",
     };
     rep = run(DDX_DIAG_ALL, 1, all);
-    assert_int_equal(rep->job.busy_rank, -1);
+    assert_int_equal(vote_rank(rep, "busy", NULL), -1);
     ddx_report_free(rep);
 }
 
@@ -664,13 +705,13 @@ static void test_watchdogs_run_together(void **state)
     ddx_report *rep = run(DDX_DIAG_ALL, 1, in);
     for (int r = 1; r <= 3; r++) {
         assert_non_null(rep->job.by_rank[r]);
-        assert_true(rep->job.by_rank[r]->timed_out);
-        assert_int_equal(rep->job.by_rank[r]->timeout_seq, 2);
-        assert_int_equal(rep->job.by_rank[r]->timeout_numel, 1);
-        assert_string_equal(rep->job.by_rank[r]->timeout_op, "ALLREDUCE");
+        assert_true(wd(rep, r)->timed_out);
+        assert_int_equal(wd(rep, r)->seq, 2);
+        assert_int_equal(wd(rep, r)->numel, 1);
+        assert_string_equal(wd(rep, r)->op, "ALLREDUCE");
     }
     assert_null(dx_facts_get(&rep->facts, "job.desync"));
-    assert_int_equal(rep->job.stuck_rank, 0);
+    expect_fact(rep, "job.stuck_rank", "0");
     assert_int_equal(ddx_report_culprit_rank(rep), 0);
     ddx_report_free(rep);
 }
@@ -687,8 +728,8 @@ static void test_lone_timeout_after_loop(void **state)
         "  WorkNCCL(SeqNum=9, OpType=ALLREDUCE, NumelIn=1, NumelOut=1, Timeout(ms)=1800000)\n",
     };
     ddx_report *rep = run(DDX_DIAG_ALL, 1, in);
-    assert_true(rep->job.by_rank[0]->timed_out);
-    assert_int_equal(rep->job.after_done_rank, 0);
+    assert_true(wd(rep, 0)->timed_out);
+    assert_int_equal(dx_after_loop_rank(&rep->job), 0);
     assert_int_equal(ddx_report_culprit_rank(rep), 0);
     ddx_report_free(rep);
     /* rank 2 alone times out after the bar closed: it waited for rank 0's own work */
@@ -700,7 +741,7 @@ static void test_lone_timeout_after_loop(void **state)
         "NumelOut=1, Timeout(ms)=600000) ran for 600012 milliseconds before timing out.\n",
     };
     rep = run(DDX_DIAG_ALL, 1, wait);
-    assert_int_equal(rep->job.after_done_rank, 2);
+    assert_int_equal(dx_after_loop_rank(&rep->job), 2);
     assert_int_equal(ddx_report_culprit_rank(rep), 0);
     ddx_report_free(rep);
     /* two ranks timing out after the loop: not one rank's extra collective */
@@ -715,7 +756,7 @@ static void test_lone_timeout_after_loop(void **state)
         "NumelOut=1, Timeout(ms)=600000) ran for 600012 milliseconds before timing out.\n",
     };
     rep = run(DDX_DIAG_ALL, 1, two);
-    assert_int_equal(rep->job.after_done_rank, -1);
+    assert_int_equal(dx_after_loop_rank(&rep->job), -1);
     ddx_report_free(rep);
 }
 
@@ -821,7 +862,7 @@ static void test_uneven_inputs_from_progress(void **state)
                                "Rank = 0, Number of batches 6\nRank = 1, Number of batches 4\n"};
     rep = run(DDX_DIAG_ALL, 1, two);
     assert_non_null(dx_facts_get(&rep->facts, "job.uneven_inputs"));
-    assert_int_equal(rep->job.uneven_rank, -1);
+    assert_int_equal(vote_rank(rep, "uneven", NULL), -1);
     ddx_report_free(rep);
     const char *const even[] = {"console.log",
                                 "rank 0: len(dataloader)=120\nrank 1: len(dataloader)=120\n"};
@@ -961,8 +1002,8 @@ static void test_launcher_names_failed_rank(void **state)
         "failed (exitcode: -6) local_rank: 3 (pid: 29577) of binary: /usr/bin/python\n",
     };
     rep = run(DDX_DIAG_ALL, 1, ab);
-    assert_true(rep->job.by_rank[7]->timed_out);
-    assert_int_equal(rep->job.by_rank[7]->timeout_seq, 28956);
+    assert_true(wd(rep, 7)->timed_out);
+    assert_int_equal(wd(rep, 7)->seq, 28956);
     assert_null(dx_facts_get(&rep->facts, "job.launcher_failed_rank"));
     ddx_report_free(rep);
     /* torchelastic's failures dict as printed (dlrover's agent prints it too) */
@@ -1002,8 +1043,9 @@ static void test_table_lists_all_but_one(void **state)
         "rank2 (local rank: 2)exitcode: -9 (pid: 36071)error file: <N/A>\n",
     };
     rep = run(DDX_DIAG_ALL, 1, flat);
-    assert_int_equal(rep->job.rc_rank, 2);
-    assert_int_equal(rep->job.killed_rank, 2);
+    const char *why = NULL;
+    assert_int_equal(vote_rank(rep, "table", &why), 2);
+    assert_non_null(strstr(why, "exit code -9"));
     ddx_report_free(rep);
 }
 
@@ -1034,6 +1076,49 @@ static void test_same_root_on_every_rank_names_none(void **state)
     ddx_report_free(rep);
 }
 
+static void test_same_root_on_some_ranks_names_them(void **state)
+{
+    (void)state;
+    /* two of four ranks raise the same error with nothing to order them (two faulty nodes among
+     * healthy ones): both are the culprits, the first read first */
+    const char *const in[] = {
+        "console.log",
+        "[rank0]: step 7 loss 0.5\n"
+        "[rank1]: RuntimeError: boom on rank 1\n"
+        "[rank2]: step 7 loss 0.5\n"
+        "[rank3]: RuntimeError: boom on rank 3\n",
+    };
+    ddx_report *rep = run(DDX_DIAG_ALL, 1, in);
+    assert_string_equal(ddx_report_id(rep, 0), "t-root");
+    assert_int_equal(ddx_report_culprit_rank(rep), 1);
+    const int *ranks;
+    assert_int_equal(ddx_report_culprit_ranks(rep, &ranks), 2);
+    assert_int_equal(ranks[0], 1);
+    assert_int_equal(ranks[1], 3);
+    assert_non_null(strstr(rep->culprit_why, "this rank and others"));
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    ddx_error e = {0};
+    assert_int_equal(ddx_report_write_json(rep, f, &e), DDX_OK);
+    fclose(f);
+    assert_non_null(strstr(buf, "\"culprit_ranks\": [\n    1,\n    3\n  ]"));
+    free(buf);
+    ddx_report_free(rep);
+    /* three of four: more likely the whole job's failure, no culprit */
+    const char *const most[] = {
+        "console.log",
+        "[rank0]: RuntimeError: boom on rank 0\n"
+        "[rank1]: RuntimeError: boom on rank 1\n"
+        "[rank2]: step 7 loss 0.5\n"
+        "[rank3]: RuntimeError: boom on rank 3\n",
+    };
+    rep = run(DDX_DIAG_ALL, 1, most);
+    assert_int_equal(ddx_report_culprit_rank(rep), -1);
+    assert_int_equal(ddx_report_culprit_ranks(rep, &ranks), 0);
+    ddx_report_free(rep);
+}
+
 static void test_idle_rank_and_dump_signal(void **state)
 {
     (void)state;
@@ -1058,9 +1143,8 @@ static void test_idle_rank_and_dump_signal(void **state)
         "dump the debug info. Last enqueued NCCL work: 79, last completed NCCL work: 79.\n",
     };
     ddx_report *rep = run(DDX_DIAG_ALL, 1, in);
-    assert_int_equal(rep->job.dump_from, 1);
-    assert_int_equal(rep->job.by_rank[1]->dump_first, 1);
-    assert_int_equal(rep->job.by_rank[0]->last_enqueued, 79);
+    assert_int_equal(vote_rank(rep, "dump", NULL), 1);
+    assert_int_equal(wd(rep, 0)->last_enqueued, 79);
     int named = 0, dump = 0;
     for (size_t i = 0; i < rep->nculprit_signals; i++) {
         named |= strstr(rep->culprit_signals[i], "rank 0 had no collective in flight") != NULL;
@@ -1085,7 +1169,7 @@ static void test_straggler_formats(void **state)
         "MxEtpt/Rnk: 297.32TF/8\n",
     };
     ddx_report *rep = run(DDX_DIAG_ALL, 1, meg);
-    assert_int_equal(rep->job.straggler, 5);
+    assert_int_equal(straggler(rep), 5);
     expect_fact(rep, "job.straggler_speed_pct", "67");
     ddx_report_free(rep);
     /* a report within 75 % of the best names nobody */
@@ -1095,7 +1179,7 @@ static void test_straggler_formats(void **state)
         "297.32TF/8\n",
     };
     rep = run(DDX_DIAG_ALL, 1, even);
-    assert_int_equal(rep->job.straggler, -1);
+    assert_int_equal(straggler(rep), -1);
     ddx_report_free(rep);
     /* generic "Step N ... took X sec" lines and Lightning's bar ("8.12it/s, loss=...") */
     char buf[2048] = "";
@@ -1109,7 +1193,7 @@ static void test_straggler_formats(void **state)
     }
     const char *const gen[] = {"console.log", buf};
     rep = run(DDX_DIAG_ALL, 1, gen);
-    assert_int_equal(rep->job.straggler, 1);
+    assert_int_equal(straggler(rep), 1);
     ddx_report_free(rep);
     char bar[2048] = "";
     for (int i = 1; i <= 6; i++) {
@@ -1123,7 +1207,7 @@ static void test_straggler_formats(void **state)
     }
     const char *const lit[] = {"console.log", bar};
     rep = run(DDX_DIAG_ALL, 1, lit);
-    assert_int_equal(rep->job.straggler, 1);
+    assert_int_equal(straggler(rep), 1);
     ddx_report_free(rep);
 }
 
@@ -1145,8 +1229,9 @@ static void test_desync_from_nccl_coll_lines(void **state)
         "datatype 4 op 0 root 0 comm 0x7efb [nranks=4] stream 0x56\n",
     };
     ddx_report *rep = run(DDX_DIAG_ALL, 1, in);
-    assert_int_equal(rep->job.desync_rank, 0);
-    assert_non_null(strstr(rep->job.desync_why, "count 25503912 datatype 6"));
+    assert_int_equal(vote_rank(rep, "desync", NULL), 0);
+    assert_non_null(
+        strstr(dx_facts_get(&rep->facts, "job.desync")->value, "count 25503912 datatype 6"));
     ddx_report_free(rep);
 }
 
@@ -1242,6 +1327,7 @@ int main(void)
         cmocka_unit_test(test_hosts_and_restarts),
         cmocka_unit_test(test_table_lists_all_but_one),
         cmocka_unit_test(test_same_root_on_every_rank_names_none),
+        cmocka_unit_test(test_same_root_on_some_ranks_names_them),
         cmocka_unit_test(test_idle_rank_and_dump_signal),
         cmocka_unit_test(test_straggler_formats),
         cmocka_unit_test(test_desync_from_nccl_coll_lines),

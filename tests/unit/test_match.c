@@ -176,10 +176,51 @@ static void test_long_negated_class(void **state)
     assert_non_null(hp);
     assert_string_equal(hp, "a[^\\n\"]+b[^]\\nx]c[x]d[[:alpha:]^]\\[^e");
     dx_free(hp);
-    hp = dx_hs_pattern("^\\s+x[\\s,]\\S");
+    /* ^ and $ are the start and end of a line's body: Vectorscan proposes the line when the
+     * body follows a prefix or a suffix follows it */
+    hp = dx_hs_pattern("^\\s+x[\\s,]\\S$");
     assert_non_null(hp);
-    assert_string_equal(hp, "^[ \\t\\r\\f\\v]+x[ \\t\\r\\f\\v,]\\S");
+    assert_string_equal(hp, "(?:^|[ \\t\\]:>)])[ \\t\\r\\f\\v]+x[ \\t\\r\\f\\v,]\\S(?:$|[ \\t])");
     dx_free(hp);
+    hp = dx_hs_pattern("a\\$");
+    assert_non_null(hp);
+    assert_string_equal(hp, "a\\$");
+    dx_free(hp);
+    dx_scan_free(s);
+    dx_matcher_free(m);
+}
+
+/* An anchored pattern is confirmed on a line's body when the whole line does not match: ^ is
+ * where the message starts after a launcher's prefix, $ where it ends before a suffix. */
+static void test_anchored_on_body(void **state)
+{
+    (void)state;
+    const dx_signal *ptrs[] = {&sigs[2], &sigs[5]};
+    dx_matcher *m = NULL;
+    dx_scan *s = NULL;
+    ddx_error e = {0};
+    assert_int_equal(dx_matcher_new(&m, ptrs, 2, NULL, 0, &e), DDX_OK);
+    assert_int_equal(dx_scan_new(&s, m, &e), DDX_OK);
+    const char text[] = "[rank1]: Traceback (most recent call last):\n"
+                        "(pid=12) pkg==2.1 [repeated 3x across cluster]\n"
+                        "x Traceback\n";
+    const dx_cand *c;
+    size_t n;
+    assert_int_equal(dx_scan_chunk(s, text, sizeof text - 1, &c, &n, &e), DDX_OK);
+    int seen[2] = {0, 0};
+    for (size_t i = 0; i < n; i++)
+        seen[c[i].sig] |= 1 << (c[i].line == 0 ? 0 : c[i].line < 90 ? 1 : 2);
+    assert_true(seen[0] & 1); /* proposed after the "[rank1]: " prefix */
+    assert_true(seen[1] & 2); /* proposed before the suffix */
+    const char *l1 = text, *l2 = strchr(text, '\n') + 1;
+    assert_false(dx_scan_confirm(s, 0, l1, 43));
+    assert_true(dx_scan_confirm_line(s, 0, l1, 43, 9, 34));
+    assert_false(dx_scan_confirm_line(s, 0, l1, 43, 0, 43)); /* no body: nothing more to try */
+    assert_true(dx_scan_confirm_line(s, 1, l2, 46, 9, 8));   /* "pkg==2.1" */
+    dx_str v;
+    assert_true(dx_scan_capture(s, "v", &v));
+    assert_int_equal(v.n, 3);
+    assert_memory_equal(v.p, "2.1", 3);
     dx_scan_free(s);
     dx_matcher_free(m);
 }
@@ -210,10 +251,9 @@ static void test_leading_blank_class(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_scan_and_confirm),
-        cmocka_unit_test(test_image_roundtrip),
-        cmocka_unit_test(test_long_negated_class),
-        cmocka_unit_test(test_leading_blank_class),
+        cmocka_unit_test(test_scan_and_confirm),   cmocka_unit_test(test_image_roundtrip),
+        cmocka_unit_test(test_long_negated_class), cmocka_unit_test(test_leading_blank_class),
+        cmocka_unit_test(test_anchored_on_body),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,767 @@
+/* progress.c -- how far each rank got and where the job stopped.
+ *
+ * Readings:
+ *   progress        the last "step N/M" or tqdm bar of each rank; the end of a loop; the last
+ *                   unprefixed bar before the first timeout (rank 0's)
+ *   stopped-output  a rank whose output stops long before every other rank's
+ *   uneven-inputs   ranks with different numbers of batches, or one that finished a shorter loop
+ *   stuck-rank      the one rank that neither timed out, failed nor finished while others waited
+ *   busy-rank       the rank busy with long work of its own when a collective timed out
+ *   phases          the phase a log ends in when no failure was printed (a stall)
+ */
+#include "progress.h"
+
+#include "diag.h"
+#include "init.h"
+#include "launchers.h"
+#include "stacks.h"
+#include "watchdog.h"
+
+/* ==== progress ============================================================================== */
+
+enum { PR_STEP, PR_TQDM, PR_TRAIN_DONE, PR_BAR_CLEARED };
+
+static const dx_signal pr_patterns[] = {
+    /* progress as trainers print it: "step 3/6", "Step: 10/100", Megatron's
+     * "iteration      100/    5000 |" */
+    [PR_STEP] = {"job-progress", DX_ROLE_NOISE, 0,
+                 "\\b(?:[Ss]tep|[Ii]ter(?:ation)?|[Bb]atch)\\s*[:=]?\\s*\\[?\\s*(?<n>\\d+)\\s*/"
+                 "\\s*(?<m>\\d+)\\b",
+                 "common trainer step logs; megatron/training/training.py", 0},
+    /* tqdm bars (Hugging Face Trainer, Lightning): "| 45/100 [00:05<00:06," */
+    [PR_TQDM] = {"job-tqdm-progress", DX_ROLE_NOISE, 0, "\\|\\s*(?<n>\\d+)/(?<m>\\d+) \\[\\d",
+                 "tqdm progress bars", 0},
+    /* trainers announcing the end of training */
+    [PR_TRAIN_DONE] = {"job-train-done", DX_ROLE_NOISE, 0,
+                       "`Trainer\\.fit` stopped: `max_(?:epochs|steps)=[^`\\s]+` reached|"
+                       "Training completed\\. Do not forget to share your model",
+                       "lightning/pytorch/loops/fit_loop.py (rank_zero_info); "
+                       "transformers/trainer.py (_inner_training_loop)",
+                       0},
+    /* a bar closed with leave=False: tqdm overwrites it with spaces */
+    [PR_BAR_CLEARED] = {"job-bar-cleared", DX_ROLE_NOISE, 0, "^ {20,}\\r?$",
+                        "tqdm (std.py close(): the bar's line blanked when leave=False)", 0},
+};
+
+typedef struct pr_state {
+    char done_what[64]; /* what showed a loop's end ("a progress bar at 9/9"), "" none */
+    /* the last unprefixed progress bar ("5853/6019") read before the first watchdog timeout,
+       "" none, and whether that bar's loop ended (n = total, or the bar blanked) */
+    char bar0[48];
+    int bar0_closed;
+} pr_state;
+
+typedef struct pr_rank {
+    long long n, m; /* the last "step N/M" progress it printed */
+    int has;
+} pr_rank;
+
+const dx_reading dx_reading_progress;
+
+int dx_progress_of(const dx_job_model *jm, const dx_rank *x, long long *n, long long *m)
+{
+    const pr_rank *p = dx_rank_priv(jm, x, &dx_reading_progress);
+    if (!p || !p->has)
+        return 0;
+    *n = p->n;
+    *m = p->m;
+    return 1;
+}
+
+int dx_rank_finished(const dx_job_model *jm, const dx_rank *x)
+{
+    const pr_rank *p = dx_rank_priv(jm, x, &dx_reading_progress);
+    return p && p->has && p->n == p->m;
+}
+
+const char *dx_progress_done_what(const dx_job_model *jm)
+{
+    const pr_state *st = dx_job_state(jm, &dx_reading_progress);
+    return st ? st->done_what : "";
+}
+
+const char *dx_progress_bar0(const dx_job_model *jm, int *closed)
+{
+    const pr_state *st = dx_job_state(jm, &dx_reading_progress);
+    *closed = st->bar0_closed;
+    return st->bar0;
+}
+
+static int pr_hit(dx_job_model *jm, void *stp, size_t row, const dx_hit *h)
+{
+    pr_state *st = stp;
+    if (row == PR_BAR_CLEARED) {
+        if (h->rank < 0 && !dx_watchdog_lines(jm) && st->bar0[0])
+            st->bar0_closed = 1;
+        return DDX_OK;
+    }
+    if (row == PR_TRAIN_DONE) {
+        snprintf(st->done_what, sizeof st->done_what, "the trainer's end-of-training message");
+        return DDX_OK;
+    }
+    pr_rank *x = dx_job_rstate(jm, &dx_reading_progress, h->rank, 1);
+    long long n = dx_hit_ll(h, "n", -1), m = dx_hit_ll(h, "m", -1);
+    int valid = n >= 0 && m > 0 && n <= m;
+    if (x && valid) {
+        x->n = n;
+        x->m = m;
+        x->has = 1;
+    }
+    /* an unprefixed bar before any timeout: trainers draw bars on rank 0 */
+    if (h->rank < 0 && !dx_watchdog_lines(jm) && valid) {
+        snprintf(st->bar0, sizeof st->bar0, "%lld/%lld", n, m);
+        st->bar0_closed = n == m;
+    }
+    if (n > 0 && n == m && !st->done_what[0])
+        snprintf(st->done_what, sizeof st->done_what, "a progress bar at %lld/%lld", n, m);
+    return DDX_OK;
+}
+
+static void pr_describe(const dx_job_model *jm, const void *st, const void *rs, dx_rank_view *v)
+{
+    (void)jm;
+    (void)st;
+    const pr_rank *p = rs;
+    v->has_prog = p->has;
+    v->prog_n = p->n;
+    v->prog_m = p->m;
+    v->finished = p->has && p->n == p->m;
+}
+
+const dx_reading dx_reading_progress = {
+    .name = "progress",
+    .doc = "each rank's last step N/M (trainer lines, tqdm bars), the end of a loop, and rank "
+           "0's last bar before the first timeout",
+    .patterns = pr_patterns,
+    .npatterns = DX_ARRAY_LEN(pr_patterns),
+    .state_size = sizeof(pr_state),
+    .rank_size = sizeof(pr_rank),
+    .on_hit = pr_hit,
+    .describe = pr_describe,
+};
+
+/* ==== stopped-output ======================================================================== */
+
+typedef struct so_rank {
+    int stopped;
+} so_rank;
+
+const dx_reading dx_reading_stopped_output;
+
+/* Per-rank output that stops early: one rank's last timestamped line at least two minutes
+ * before every other rank's last line, while they went on (a hang or a dead rank starts there). */
+static int so_finish(dx_job_model *jm, void *stp)
+{
+    (void)stp;
+    int64_t first = INT64_MAX, second = INT64_MAX;
+    int who = -1;
+    size_t with = 0;
+    for (size_t r = 0; r < jm->nby; r++) {
+        const dx_rank *x = jm->by_rank[r];
+        if (!x || !x->has_time)
+            continue;
+        with++;
+        int64_t t = dx_time_key(&x->last_time, NULL);
+        if (t < first) {
+            second = first;
+            first = t;
+            who = x->rank;
+        } else if (t < second)
+            second = t;
+    }
+    if (with < 2 || who < 0 || second == INT64_MAX || second - first < 120 * INT64_C(1000000))
+        return DDX_OK;
+    so_rank *s = dx_job_rstate(jm, &dx_reading_stopped_output, who, 0);
+    s->stopped = 1;
+    char t[64];
+    dx_time_format(&jm->by_rank[who]->last_time, t, sizeof t);
+    return dx_job_vote(jm, "stopped", who, 1,
+                       "output: rank %d's output stops at %s, %lld s before any other rank's", who,
+                       t, (long long)((second - first) / 1000000));
+}
+
+static void so_describe(const dx_job_model *jm, const void *st, const void *rs, dx_rank_view *v)
+{
+    (void)jm;
+    (void)st;
+    v->stopped = ((const so_rank *)rs)->stopped;
+}
+
+const dx_reading dx_reading_stopped_output = {
+    .name = "stopped-output",
+    .doc = "a rank whose last timestamped line is at least two minutes before every other "
+           "rank's last line",
+    .rank_size = sizeof(so_rank),
+    .finish = so_finish,
+    .describe = so_describe,
+};
+
+/* ==== uneven-inputs ========================================================================= */
+
+static const dx_reading_fact ui_facts[] = {
+    {"job.uneven_inputs", "string",
+     "per-rank progress (\"step N/M\", tqdm bars): a rank finished a shorter loop while a rank "
+     "with more steps timed out or failed; or the ranks' printed data sizes (\"Rank = 2, Number "
+     "of batches 8\", \"rank 0: len(dataloader)=120\") differ"},
+};
+
+/* per-rank data sizes people print when a job hangs: "Rank = 2, Number of batches 8",
+ * "rank 0: len(dataloader)=120" */
+static const dx_signal ui_patterns[] = {
+    {"job-rank-batches", DX_ROLE_NOISE, 0,
+     "\\b[Rr]ank\\s*[=:]?\\s*(?<rank>\\d+)\\b[,:]?\\s*(?:[Nn]umber of batches|"
+     "num_batches|len\\((?:train_)?dataloader\\)|batches per epoch)\\s*[=:]?\\s*"
+     "(?<m>\\d+)",
+     "per-rank data sizes printed by training scripts", 0},
+};
+
+typedef struct ui_state {
+    int uneven;
+    char why[256];
+    int rank; /* the one rank whose data size differs from all (>= 2) others, -1 none */
+} ui_state;
+
+typedef struct ui_rank {
+    long long nbatches; /* its batches per epoch, -1 unknown */
+} ui_rank;
+
+const dx_reading dx_reading_uneven_inputs;
+
+static void ui_init(void *st) { ((ui_state *)st)->rank = -1; }
+static void ui_rank_init(void *rs) { ((ui_rank *)rs)->nbatches = -1; }
+static int has_batches(const void *rs) { return ((const ui_rank *)rs)->nbatches >= 0; }
+static int same_batches(const void *a, const void *b)
+{
+    return ((const ui_rank *)a)->nbatches == ((const ui_rank *)b)->nbatches;
+}
+
+static int ui_hit(dx_job_model *jm, void *stp, size_t row, const dx_hit *h)
+{
+    (void)stp;
+    (void)row;
+    long long r = dx_hit_ll(h, "rank", -1);
+    ui_rank *x = dx_job_rstate(jm, &dx_reading_uneven_inputs,
+                               (int)(r >= 0 && r < DX_JOB_MAX_RANK ? r : -1), 1);
+    if (x)
+        x->nbatches = dx_hit_ll(h, "m", -1);
+    return DDX_OK;
+}
+
+/* A rank that printed the last step of its loop ("step 4/4") and neither failed nor timed out,
+ * while a peer that counts more steps per epoch ("step 4/6") timed out or failed waiting: the
+ * peer is in a collective the finished rank will never join. */
+static void ui_shorter_loop(dx_job_model *jm, ui_state *st)
+{
+    for (size_t a = 0; a < jm->nby; a++) {
+        const dx_rank *done = jm->by_rank[a];
+        long long dn, dm, wn, wm;
+        if (!done || !dx_rank_finished(jm, done) || dx_watchdog_timed_out(jm, (int)a) ||
+            dx_exception_first(jm, done, NULL) || !dx_progress_of(jm, done, &dn, &dm))
+            continue;
+        for (size_t b = 0; b < jm->nby; b++) {
+            const dx_rank *w = jm->by_rank[b];
+            if (!w || w == done || !dx_progress_of(jm, w, &wn, &wm) || wm <= dm)
+                continue;
+            int timed = dx_watchdog_timed_out(jm, (int)b);
+            if (!(timed || dx_exception_first(jm, w, NULL)))
+                continue;
+            st->uneven = 1;
+            snprintf(st->why, sizeof st->why,
+                     "rank %d finished all %lld steps of its loop while rank %d, with %lld steps "
+                     "to run, was at step %lld and %s",
+                     done->rank, dm, w->rank, wm, wn, timed ? "timed out waiting" : "failed");
+            return;
+        }
+    }
+}
+
+static int ui_finish(dx_job_model *jm, void *stp)
+{
+    ui_state *st = stp;
+    /* the ranks' own data sizes, when printed: one rank with another number of batches per
+     * epoch than all the others */
+    const dx_rank *other = NULL;
+    size_t n = 0;
+    const dx_rank *x =
+        dx_job_alone_rank(jm, &dx_reading_uneven_inputs, has_batches, same_batches, &other, &n);
+    if (!x) {
+        ui_shorter_loop(jm, st);
+        return DDX_OK;
+    }
+    const ui_rank *xs = dx_rank_priv(jm, x, &dx_reading_uneven_inputs);
+    const ui_rank *os = dx_rank_priv(jm, other, &dx_reading_uneven_inputs);
+    st->uneven = 1;
+    snprintf(st->why, sizeof st->why,
+             "rank %d has %lld batches per epoch while the other %zu rank%s %lld", x->rank,
+             xs->nbatches, n, n == 1 ? " has" : "s have", os->nbatches);
+    /* with three or more ranks the odd one out is the rank whose extra (or missing) collectives
+     * no peer matches; between two ranks neither is odder than the other */
+    if (n < 2)
+        return DDX_OK;
+    st->rank = x->rank;
+    return dx_job_vote(jm, "uneven", x->rank, 1, "per-rank data: %s", st->why);
+}
+
+static int ui_publish(dx_job_model *jm, void *stp, dx_facts *f)
+{
+    (void)jm;
+    const ui_state *st = stp;
+    return st->uneven ? dx_job_fact(f, "job.uneven_inputs", "per-rank step progress", "%s", st->why)
+                      : DDX_OK;
+}
+
+const dx_reading dx_reading_uneven_inputs = {
+    .name = "uneven-inputs",
+    .doc = "ranks whose printed data sizes differ, or a rank that finished a shorter loop while "
+           "a peer with more steps waited; votes for the one rank of three or more that differs",
+    .facts = ui_facts,
+    .nfacts = DX_ARRAY_LEN(ui_facts),
+    .patterns = ui_patterns,
+    .npatterns = DX_ARRAY_LEN(ui_patterns),
+    .state_size = sizeof(ui_state),
+    .rank_size = sizeof(ui_rank),
+    .init = ui_init,
+    .rank_init = ui_rank_init,
+    .on_hit = ui_hit,
+    .finish = ui_finish,
+    .publish = ui_publish,
+};
+
+/* ==== stuck-rank ============================================================================ */
+
+static const dx_reading_fact sr_facts[] = {
+    {"job.stuck_rank", "int",
+     "the one rank that neither timed out, failed nor finished while the others timed out "
+     "waiting; or, when nothing failed, the one rank whose posted stack dump is outside any "
+     "collective (a heading such as \"stack for rank 3\" or py-spy's `--local_rank=N` names the "
+     "rank; the standard library's waits are skipped to the first caller outside them)"},
+};
+
+typedef struct sr_state {
+    int rank; /* -1 none */
+    char why[256];
+    size_t timed; /* ranks that timed out, when the stuck rank was seen in the logs */
+} sr_state;
+
+const dx_reading dx_reading_stuck_rank;
+
+static void sr_init(void *st) { ((sr_state *)st)->rank = -1; }
+
+/* A rank that printed nothing at all: the one gap in the ranks 0..max that timed out or failed. */
+static void sr_gap(dx_job_model *jm, sr_state *st, size_t timed, size_t failed)
+{
+    int gap = -1, ngap = 0;
+    size_t top = 0;
+    for (size_t r = 0; r < jm->nby; r++)
+        if (jm->by_rank[r])
+            top = r;
+    for (size_t r = 0; r < top; r++) {
+        const dx_rank *x = jm->by_rank[r];
+        if (x && x->lines)
+            continue;
+        if (!x || !(dx_watchdog_timed_out(jm, (int)r) || dx_table_lists(jm, x))) {
+            gap = (int)r;
+            ngap++;
+        }
+    }
+    if (ngap != 1)
+        return;
+    st->rank = gap;
+    (void)dx_job_rank(jm, gap); /* listed among the ranks, as silent */
+    snprintf(st->why, sizeof st->why,
+             "%zu ranks timed out or failed; rank %d, between them, printed nothing and did not "
+             "fail",
+             timed + failed, gap);
+}
+
+/* Some ranks timed out in a collective, and exactly one other rank, seen in the logs, printed no
+ * timeout, no error and had not finished its loop: the others wait for it. */
+static void sr_quiet(dx_job_model *jm, sr_state *st)
+{
+    size_t timed = 0, quiet = 0, failed = 0, rooted = 0;
+    const dx_rank *q = NULL;
+    for (size_t r = 0; r < jm->nby; r++) {
+        const dx_rank *x = jm->by_rank[r];
+        if (!x)
+            continue;
+        rooted += x->first_error != NULL;
+        if (dx_watchdog_timed_out(jm, (int)r))
+            timed++;
+        else if (dx_table_lists(jm, x))
+            failed++;
+        else if (!x->first_error && !dx_exception_first(jm, x, NULL) && !dx_rank_finished(jm, x)) {
+            quiet++;
+            q = x;
+        }
+    }
+    /* (ranks the launcher's table lists as failed count here too, unless some rank printed a
+     * root failure of its own, which then explains the table) */
+    if (timed + (rooted ? 0 : failed) >= 2 && quiet == 0) {
+        sr_gap(jm, st, timed, failed);
+        return;
+    }
+    if (!timed || quiet != 1)
+        return;
+    long long n, m;
+    st->rank = q->rank;
+    st->timed = timed;
+    if (dx_progress_of(jm, q, &n, &m))
+        snprintf(st->why, sizeof st->why,
+                 "%zu rank%s timed out waiting in a collective; rank %d printed no timeout and no "
+                 "error, and its last progress was step %lld of %lld",
+                 timed, timed == 1 ? "" : "s", q->rank, n, m);
+    else
+        snprintf(st->why, sizeof st->why,
+                 "%zu rank%s timed out waiting in a collective; rank %d printed no timeout and no "
+                 "error",
+                 timed, timed == 1 ? "" : "s", q->rank);
+}
+
+static int sr_finish(dx_job_model *jm, void *stp)
+{
+    sr_state *st = stp;
+    sr_quiet(jm, st);
+    /* nothing timed out or failed and one rank's stack, taken because the job hung, is outside
+     * any collective */
+    const char *why = NULL;
+    int lone = st->rank < 0 ? dx_stacks_lone_rank(jm, &why) : -1;
+    if (lone >= 0) {
+        st->rank = lone;
+        snprintf(st->why, sizeof st->why, "%.255s", why);
+    }
+    return DDX_OK;
+}
+
+int dx_stuck_rank(dx_job_model *jm, size_t *timed, const char **why)
+{
+    (void)dx_job_need(jm, &dx_reading_stuck_rank);
+    const sr_state *st = dx_job_state(jm, &dx_reading_stuck_rank);
+    *timed = st->timed;
+    *why = st->why;
+    return st->rank;
+}
+
+static int sr_publish(dx_job_model *jm, void *stp, dx_facts *f)
+{
+    (void)jm;
+    const sr_state *st = stp;
+    return st->rank >= 0 ? dx_job_fact(f, "job.stuck_rank", st->why, "%d", st->rank) : DDX_OK;
+}
+
+const dx_reading dx_reading_stuck_rank = {
+    .name = "stuck-rank",
+    .doc = "the one rank that printed no timeout, no error and did not finish while the others "
+           "timed out waiting (or printed nothing between them), or the lone dumped rank outside "
+           "any collective",
+    .facts = sr_facts,
+    .nfacts = DX_ARRAY_LEN(sr_facts),
+    .state_size = sizeof(sr_state),
+    .init = sr_init,
+    .finish = sr_finish,
+    .publish = sr_publish,
+};
+
+/* ==== busy-rank ============================================================================= */
+
+static const dx_reading_fact br_facts[] = {
+    {"job.busy_rank", "int",
+     "the rank busy with long work of its own when a collective timed out: its 'saving "
+     "checkpoint'/'running evaluation' line is timed when the collective started (timeout line "
+     "time minus 'ran for'), or its progress bar stops where the collective error is printed (no "
+     "rank prefix: rank 0)"},
+};
+
+enum { BR_BAR_CUT, BR_WATCHDOG_RAN, BR_LONG_WORK };
+
+static const dx_signal br_patterns[] = {
+    /* a tqdm bar left unfinished when the process group reports a failed collective on the same
+     * console line: that rank was busy in a long loop (evaluation, preprocessing, saving) */
+    [BR_BAR_CUT] = {"job-bar-cut", DX_ROLE_NOISE, 0,
+                    "\\b\\d{1,2}%\\|[^|]*\\| *\\d+/\\d+ \\[[^\\]]*\\](?:\\[E |\\[rank\\d+\\]:\\[E|"
+                    "\\[E\\d{4} )",
+                    "tqdm progress bars; torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp log "
+                    "prefix",
+                    0},
+    /* how long the timed-out collective ran: with the line's time, when it started */
+    [BR_WATCHDOG_RAN] = {"job-watchdog-ran", DX_ROLE_NOISE, 0,
+                         "Watchdog caught collective operation timeout: "
+                         "Work\\w*\\((?:[^()]|\\([^()]*\\))*\\) ran for "
+                         "(?<ms>\\d+) milliseconds before timing",
+                         "torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp", 0},
+    /* a rank announcing long work of its own (saving, evaluating, loading, preprocessing) */
+    [BR_LONG_WORK] = {"job-long-work", DX_ROLE_NOISE, 0,
+                      "\\b(?:[Ss]aving (?:the )?(?:latest |best |final )?(?:model |sharded )?"
+                      "checkpoint|[Ss]aving model (?:checkpoint )?to|[Rr]unning [Ee]valuation|"
+                      "[Ss]tart(?:ing)? (?:of )?[Ee]valuation|[Ss]tart of validation)\\b",
+                      "common trainer logs (Hugging Face Trainer 'Saving model checkpoint to', "
+                      "'***** Running Evaluation *****')",
+                      0},
+};
+
+typedef struct br_state {
+    struct {
+        dx_time t;
+        int rank;
+    } work[16]; /* timed lines saying a rank starts long work */
+    int nwork;
+    struct {
+        dx_time t;
+        int rank;
+        long long ran_ms;
+    } wait[16]; /* timed watchdog timeouts */
+    int nwait;
+    /* the rank whose progress bar a collective error cut off (rank 0 when the bar carries no
+       rank: trainers draw bars on rank 0), or that worked alone; -1 none */
+    int rank;
+    char why[300];
+} br_state;
+
+const dx_reading dx_reading_busy_rank;
+
+static void br_init(void *st) { ((br_state *)st)->rank = -1; }
+
+static int br_hit(dx_job_model *jm, void *stp, size_t row, const dx_hit *h)
+{
+    (void)jm;
+    br_state *st = stp;
+    if (row == BR_BAR_CUT) {
+        if (st->rank < 0)
+            st->rank = h->rank >= 0 ? h->rank : 0;
+    } else if (row == BR_WATCHDOG_RAN) {
+        if (h->has_time && st->nwait < (int)DX_ARRAY_LEN(st->wait)) {
+            st->wait[st->nwait].t = h->time;
+            st->wait[st->nwait].rank = h->rank;
+            st->wait[st->nwait].ran_ms = dx_hit_ll(h, "ms", -1);
+            st->nwait++;
+        }
+    } else if (h->has_time && st->nwork < (int)DX_ARRAY_LEN(st->work)) {
+        st->work[st->nwork].t = h->time;
+        st->work[st->nwork].rank = h->rank;
+        st->nwork++;
+    }
+    return DDX_OK;
+}
+
+/* A collective that timed out started (line time - how long it ran) when one rank logged the
+ * start of long work of its own: that rank kept the others waiting. */
+static void br_timed(dx_job_model *jm, br_state *st)
+{
+    for (int w = 0; w < st->nwait && st->rank < 0; w++) {
+        if (st->wait[w].ran_ms < 0)
+            continue;
+        dx_time tw = st->wait[w].t;
+        if (!tw.year)
+            tw.year = jm->year;
+        int64_t start = dx_time_key(&tw, NULL) - (int64_t)st->wait[w].ran_ms * 1000;
+        for (int k = 0; k < st->nwork; k++) {
+            dx_time tk = st->work[k].t;
+            if (!tk.year)
+                tk.year = jm->year;
+            int64_t d = dx_time_key(&tk, NULL) - start;
+            int r = st->work[k].rank >= 0 ? st->work[k].rank : 0;
+            if (d < -60 * INT64_C(1000000) || d > 5 * INT64_C(1000000) || r == st->wait[w].rank)
+                continue;
+            st->rank = r;
+            char t[64];
+            dx_time_format(&tk, t, sizeof t);
+            snprintf(st->why, sizeof st->why,
+                     "the collective rank %d timed out in started at about %s, when rank %d%s "
+                     "logged the start of long work (saving, evaluation)",
+                     st->wait[w].rank, t, r,
+                     st->work[k].rank >= 0 ? "" : " (no rank prefix: rank 0 logs)");
+            break;
+        }
+    }
+}
+
+/* Rank 0 alone in work of its own: its (unprefixed) progress bar is the last output before other
+ * ranks time out in a collective, that loop had ended (the bar reached its total or was blanked
+ * on close), and rank 0 itself reports no timeout and no error; so it went on to something else
+ * rather than wait with them (rank-0-only evaluation, saving). A bar cut mid-loop is not enough:
+ * every rank stalls in the same step then, rank 0 included. */
+static void br_bar0(dx_job_model *jm, br_state *st)
+{
+    int closed;
+    const char *bar = dx_progress_bar0(jm, &closed);
+    if (st->rank >= 0 || !bar[0] || !closed)
+        return;
+    const dx_rank *z = dx_job_rank_get(jm, 0);
+    size_t others = 0;
+    for (size_t r = 1; r < jm->nby; r++)
+        others += jm->by_rank[r] && dx_watchdog_timed_out(jm, (int)r);
+    if (!others ||
+        (z && (dx_watchdog_timed_out(jm, 0) || z->first_error || dx_exception_first(jm, z, NULL))))
+        return;
+    st->rank = 0;
+    snprintf(st->why, sizeof st->why,
+             "an unprefixed progress bar (trainers draw bars on rank 0) ran to %s and closed just "
+             "before %zu other rank%s timed out in a collective, and rank 0 reported no timeout: "
+             "it was busy alone while they waited",
+             bar, others, others == 1 ? "" : "s");
+}
+
+static int br_finish(dx_job_model *jm, void *stp)
+{
+    br_state *st = stp;
+    br_timed(jm, st);
+    br_bar0(jm, st);
+    /* a rank whose progress bar the collective error cut off was busy while others waited */
+    if (st->rank < 0 || dx_watchdog_timed_out(jm, st->rank))
+        return DDX_OK;
+    if (st->why[0])
+        return dx_job_vote(jm, "busy", st->rank, 1, "timing: %s", st->why);
+    const dx_rank *x = dx_job_rank_get(jm, st->rank);
+    return dx_job_vote(jm, "busy", st->rank, 1,
+                       "progress: rank %d's progress bar%s stops where the collective fails, so "
+                       "it was still busy in a long loop",
+                       st->rank,
+                       x && x->lines ? "" : " (no rank prefix: bars are drawn by rank 0)");
+}
+
+static int br_publish(dx_job_model *jm, void *stp, dx_facts *f)
+{
+    const br_state *st = stp;
+    if (st->rank < 0 || dx_watchdog_timed_out(jm, st->rank))
+        return DDX_OK;
+    return dx_job_fact(f, "job.busy_rank",
+                       st->why[0] ? st->why : "a progress bar the collective error cut off", "%d",
+                       st->rank);
+}
+
+const dx_reading dx_reading_busy_rank = {
+    .name = "busy-rank",
+    .doc = "the rank busy with long work of its own (saving, evaluation) when a collective timed "
+           "out, from the timed-out collective's start or a progress bar it cut off",
+    .facts = br_facts,
+    .nfacts = DX_ARRAY_LEN(br_facts),
+    .patterns = br_patterns,
+    .npatterns = DX_ARRAY_LEN(br_patterns),
+    .state_size = sizeof(br_state),
+    .init = br_init,
+    .on_hit = br_hit,
+    .finish = br_finish,
+    .publish = br_publish,
+};
+
+/* ==== phases ================================================================================ */
+
+static const dx_reading_fact ph_facts[] = {
+    {"job.stalled_at", "string",
+     "`validation`, `generation`, `ray-start` or `first-collective`: no reference read a failure "
+     "line anywhere, and a log's last non-blank line is the one that started that phase "
+     "(Lightning's \"Validation DataLoader N:\" bar or the Trainer's \"***** Running Evaluation "
+     "*****\"; a generation bar at 0%; Ray 1.x's \"Trainer logs will be logged in:\" or a "
+     "program's \"Waiting for placement group ...\"; after NCCL's Init COMPLETE lines, a progress "
+     "bar still at 0/N: the first work over the new communicators), so the job stopped making "
+     "progress as the phase began"},
+};
+
+enum { PH_VALIDATION, PH_GENERATION, PH_RAY_START, PH_BAR_ZERO };
+
+/* lines that start a phase; the phase a stuck job is in when one is its last line */
+static const dx_signal ph_patterns[] = {
+    [PH_VALIDATION] = {"job-phase-validation", DX_ROLE_NOISE, 0,
+                       "(?:\\bValidation DataLoader \\d+:|\\*{5} Running Evaluation \\*{5})",
+                       "lightning src/lightning/pytorch/loops/progress bars (the validation "
+                       "bar's description 'Validation DataLoader 0'); transformers trainer.py "
+                       "evaluation_loop ('***** Running Evaluation *****')",
+                       0},
+    [PH_GENERATION] = {"job-phase-generation", DX_ROLE_NOISE, 0,
+                       "\\bGenerat(?:ing|e|ion)\\b[^|\\n]{0,40}: +0%\\|",
+                       "a tqdm generation bar at 0% (TRL, DPO/PPO trainers and evaluation "
+                       "scripts that sample from the policy)",
+                       0},
+    [PH_RAY_START] = {"job-phase-ray-start", DX_ROLE_NOISE, 0,
+                      "INFO trainer\\.py:\\d+ -- Trainer logs will be logged in: |"
+                      "\\b[Ww]aiting for (?:the )?(?:\\w+ )?placement group\\b",
+                      "ray python/ray/train/trainer.py (Ray 1.x Trainer.start, before the "
+                      "worker group asks for its resources); the waits RL trainers log before "
+                      "pg.ready() returns (verl 'Waiting for placement group to be ready...', "
+                      "others 'to be created' or 'to be scheduled')",
+                      0},
+    /* a tqdm bar that has not completed one item: after NCCL set up its communicators, the first
+     * work that needs them */
+    [PH_BAR_ZERO] = {"job-bar-zero", DX_ROLE_NOISE, 0, "\\b0%\\|[^|]*\\| *0/\\d+ \\[",
+                     "tqdm progress bars at 0/N", 0},
+};
+
+/* the names of the phases, by pattern row */
+static const char *const ph_names[] = {"validation", "generation", "ray-start", "first-collective"};
+
+/* The latest line that starts a phase: which (a row, -1 none), where, its text, and whether it
+ * is still the last non-blank line of its input. */
+typedef struct ph_state {
+    int phase;
+    uint64_t seq;
+    int last;
+    char text[240]; /* raw bytes of the line (cleaned for display when published) */
+    size_t len;
+    char where[512];
+} ph_state;
+
+const dx_reading dx_reading_phases;
+
+static void ph_init(void *st) { ((ph_state *)st)->phase = -1; }
+
+/* A line after the latest phase start in the same input (not another logical line of the same
+ * physical line, norm.c): the job went on. */
+static int ph_line(dx_job_model *jm, void *stp, const dx_line *l)
+{
+    (void)jm;
+    ph_state *st = stp;
+    if (st->last && st->seq != l->seq && st->seq >> 40 == l->seq >> 40 &&
+        !dx_blank(l->text, l->len))
+        st->last = 0;
+    return DDX_OK;
+}
+
+static int ph_hit(dx_job_model *jm, void *stp, size_t row, const dx_hit *h)
+{
+    ph_state *st = stp;
+    /* a bar at 0/N only after NCCL communicators came up, and not over a line that names its
+     * phase */
+    if (row == PH_BAR_ZERO && (!dx_nccl_nranks(jm) || (st->seq == h->seq && st->last)))
+        return DDX_OK;
+    st->phase = (int)row;
+    st->seq = h->seq;
+    st->last = 1;
+    st->len = h->len < sizeof st->text ? h->len : sizeof st->text;
+    memcpy(st->text, h->text, st->len);
+    snprintf(st->where, sizeof st->where, "%s:%llu", h->path, (unsigned long long)h->line);
+    return DDX_OK;
+}
+
+/* A log that ends, with no failure line anywhere, on the line that started a phase: the job
+ * stalled there, and where it stalled is what tells the usual causes apart. */
+static int ph_publish(dx_job_model *jm, void *stp, dx_facts *f)
+{
+    const ph_state *st = stp;
+    if (st->phase < 0 || !st->last || dx_job_any_failure(jm))
+        return DDX_OK;
+    /* the line and its place as shown: valid UTF-8, cut with "..." */
+    char *text = dx_clean_text(st->text, st->len, 100);
+    char *where = dx_clean_text(st->where, strlen(st->where), 200);
+    char why[400];
+    snprintf(why, sizeof why,
+             "the log ends, with no error before it, on '%s' (%s): the job stopped making "
+             "progress as that phase began",
+             text ? text : "", where ? where : "");
+    dx_free(text);
+    dx_free(where);
+    return dx_job_fact(f, "job.stalled_at", why, "%s", ph_names[st->phase]);
+}
+
+const dx_reading dx_reading_phases = {
+    .name = "phases",
+    .doc = "the phase a log ends in (validation, generation, Ray start-up, the first collective) "
+           "when no reference read a failure line: a stall as that phase began",
+    .facts = ph_facts,
+    .nfacts = DX_ARRAY_LEN(ph_facts),
+    .patterns = ph_patterns,
+    .npatterns = DX_ARRAY_LEN(ph_patterns),
+    .state_size = sizeof(ph_state),
+    .init = ph_init,
+    .on_line = ph_line,
+    .on_hit = ph_hit,
+    .publish = ph_publish,
+};

@@ -1,0 +1,22 @@
+/* progress.h -- the readings of how far each rank got: progress it printed, the phase a log ends
+ * in, a rank busy alone, uneven inputs, a stuck rank, output that stops early. */
+#ifndef DX_JOB_PROGRESS_H
+#define DX_JOB_PROGRESS_H
+
+#include "job.h"
+
+/* The last "step N/M" progress rank x printed: 1 with *n and *m, 0 when none. */
+DX_HIDDEN int dx_progress_of(const dx_job_model *jm, const dx_rank *x, long long *n, long long *m);
+/* Did rank x print the last step of its loop ("step 4/4")? */
+DX_HIDDEN int dx_rank_finished(const dx_job_model *jm, const dx_rank *x);
+/* What showed a loop's end ("a progress bar at 9/9"), "" none yet. */
+DX_HIDDEN const char *dx_progress_done_what(const dx_job_model *jm);
+/* The last unprefixed progress bar read before the first watchdog timeout ("" none), and whether
+ * its loop ended (*closed). */
+DX_HIDDEN const char *dx_progress_bar0(const dx_job_model *jm, int *closed);
+
+/* The stuck rank (-1 none); *timed is how many ranks timed out when it was seen in the logs (0
+ * otherwise) and *why says why. */
+DX_HIDDEN int dx_stuck_rank(dx_job_model *jm, size_t *timed, const char **why);
+
+#endif

@@ -1,0 +1,395 @@
+/* norm.c -- text as it arrives: logical lines from the physical lines a log was delivered in.
+ *
+ * What a user pastes is rarely what the program printed. Four things are undone here, in
+ * front of matching, so that every signal sees the message as it was raised (the references
+ * then need no per-signal workaround):
+ *   - carriage returns: a progress bar redrawn with '\r' and the error printed over it arrive
+ *     as one physical line; it is split at each '\r', and of a run of bar redraws only the last
+ *     is kept (what the terminal showed);
+ *   - logs inside JSON or a Python repr ("log": "...\n...", RuntimeError('...\'x\'...')):
+ *     a line holding a literal "\n" and a failure word is split there, and escaped quotes,
+ *     backslashes, tabs and \uXXXX escapes are undone (ANSI colours given as \u001b[..m are
+ *     dropped);
+ *   - hard wraps: when several lines of a chunk stop at exactly the same width (a terminal's
+ *     or a tracker's), mid-text, a line at that width is joined with the line after it;
+ *   - Markdown quotes: a log pasted into an issue as a quote ("> " before most lines) is read
+ *     without the quote marks;
+ *   - cluster suffixes: Ray's " [repeated 3x across cluster]" is not part of the message
+ *     (dx_norm_body_end, used when an anchored pattern is confirmed on a line's body).
+ * A chunk that needs none of this is left alone (dx_norm_chunk returns 0) at the cost of one
+ * memchr for '\r', one for '\\' and a pass over line lengths.
+ */
+#include "norm.h"
+
+#include <ctype.h>
+
+#include "attrib.h"
+
+#define WRAP_MIN 60  /* narrower "widths" are ordinary short lines */
+#define WRAP_MAX 512 /* wider ones are not a terminal's */
+#define WRAP_JOIN 16 /* at most this many physical lines joined into one */
+#define SAME_START 6 /* lines starting alike are records of one shape, not a wrapped message */
+
+/* ==== suffixes ============================================================================= */
+
+static const char *const suffixes[] = {
+    /* Ray's log deduplication (python/ray/_private/ray_logging), "[repeated 3x across cluster]" */
+    " across cluster]",
+};
+
+static size_t trim_blank(const char *line, size_t start, size_t len)
+{
+    while (len > start && (line[len - 1] == ' ' || line[len - 1] == '\t'))
+        len--;
+    return len;
+}
+
+size_t dx_norm_body_end(const char *line, size_t start, size_t len)
+{
+    len = trim_blank(line, start, len);
+    for (size_t i = 0; i < DX_ARRAY_LEN(suffixes); i++) {
+        size_t k = strlen(suffixes[i]);
+        if (len - start < k || memcmp(line + len - k, suffixes[i], k))
+            continue;
+        const char *open = memrchr(line + start, '[', len - k - start);
+        if (open && open + 10 < line + len && !memcmp(open, "[repeated ", 10))
+            return trim_blank(line, start, (size_t)(open - line));
+    }
+    return len;
+}
+
+/* ==== output =============================================================================== */
+
+void dx_norm_fini(dx_norm *n)
+{
+    dx_buf_fini(&n->out);
+    dx_free(n->first);
+    dx_free(n->span);
+    memset(n, 0, sizeof *n);
+}
+
+static int emit(dx_norm *n, const char *p, size_t len, uint64_t first, uint32_t span)
+{
+    if (n->nlines == n->cap) {
+        size_t cap = n->cap ? 2 * n->cap : 256;
+        uint64_t *f = dx_realloc(n->first, cap * sizeof *f);
+        if (!f)
+            return DDX_ENOMEM;
+        n->first = f;
+        uint32_t *s = dx_realloc(n->span, cap * sizeof *s);
+        if (!s)
+            return DDX_ENOMEM;
+        n->span = s;
+        n->cap = cap;
+    }
+    if (dx_buf_add(&n->out, p, len) || dx_buf_addc(&n->out, '\n'))
+        return DDX_ENOMEM;
+    n->first[n->nlines] = first;
+    n->span[n->nlines++] = span;
+    return DDX_OK;
+}
+
+/* ==== escapes ============================================================================== */
+
+static int has_word(const char *p, size_t len)
+{
+    static const char *const words[] = {"Error", "Exception", "Traceback", "error:", "FAILED",
+                                        "Fatal", "FATAL",     "Killed",    "Signal "};
+    for (size_t i = 0; i < DX_ARRAY_LEN(words); i++)
+        if (memmem(p, len, words[i], strlen(words[i])))
+            return 1;
+    return 0;
+}
+
+static int hexval(int c)
+{
+    return isdigit(c) ? c - '0' : isxdigit(c) ? (tolower(c) - 'a' + 10) : -1;
+}
+
+/* Appends one \uXXXX code point (the four hex digits at p) as UTF-8; 0 when p is not one. */
+static int add_uescape(dx_buf *b, const char *p, size_t left)
+{
+    if (left < 4)
+        return 0;
+    unsigned cp = 0;
+    for (int i = 0; i < 4; i++) {
+        int v = hexval((unsigned char)p[i]);
+        if (v < 0)
+            return 0;
+        cp = cp << 4 | (unsigned)v;
+    }
+    char u[3];
+    size_t k;
+    if (cp < 0x20 || (cp >= 0xd800 && cp < 0xe000))
+        return cp == 0x1b ? -1 : 0; /* ESC: the caller drops the sequence it starts */
+    if (cp < 0x80) {
+        u[0] = (char)cp;
+        k = 1;
+    } else if (cp < 0x800) {
+        u[0] = (char)(0xc0 | cp >> 6);
+        u[1] = (char)(0x80 | (cp & 0x3f));
+        k = 2;
+    } else {
+        u[0] = (char)(0xe0 | cp >> 12);
+        u[1] = (char)(0x80 | ((cp >> 6) & 0x3f));
+        u[2] = (char)(0x80 | (cp & 0x3f));
+        k = 3;
+    }
+    return dx_buf_add(b, u, k) ? -2 : 1;
+}
+
+/* Emits p[0..len) with its escapes undone, split at each literal "\n" when split is set. */
+static int emit_unescaped(dx_norm *n, dx_buf *tmp, const char *p, size_t len, int split,
+                          uint64_t first, uint32_t span)
+{
+    tmp->n = 0;
+    for (size_t i = 0; i < len; i++) {
+        char c = p[i];
+        if (c != '\\' || i + 1 == len) {
+            if (dx_buf_addc(tmp, c))
+                return DDX_ENOMEM;
+            continue;
+        }
+        char e = p[i + 1];
+        if (e == 'n' && split) {
+            if (!dx_blank(tmp->p, tmp->n) && emit(n, tmp->p, tmp->n, first, span))
+                return DDX_ENOMEM;
+            tmp->n = 0;
+            i++;
+            continue;
+        }
+        if (e == 'u') {
+            int r = add_uescape(tmp, p + i + 2, len - i - 2);
+            if (r == -2)
+                return DDX_ENOMEM;
+            if (r == 1) {
+                i += 5;
+                continue;
+            }
+            if (r == -1) { /* \u001b[...m: a colour */
+                size_t j = i + 6;
+                if (j < len && p[j] == '[')
+                    for (j++; j < len && !isalpha((unsigned char)p[j]); j++)
+                        ;
+                i = j < len ? j : len - 1;
+                continue;
+            }
+        }
+        char out = e == '"' || e == '\'' || e == '\\' ? e : e == 't' ? ' ' : 0;
+        if (!out) {
+            if (dx_buf_addc(tmp, c))
+                return DDX_ENOMEM;
+            continue;
+        }
+        if (dx_buf_addc(tmp, out))
+            return DDX_ENOMEM;
+        i++;
+    }
+    if (tmp->n && !dx_blank(tmp->p, tmp->n))
+        return emit(n, tmp->p, tmp->n, first, span);
+    return DDX_OK;
+}
+
+/* Whether a line holds escapes worth undoing; *split: it is a log with literal "\n" in it. */
+static int wants_unescape(const char *p, size_t len, int *split)
+{
+    *split = 0;
+    int quote = 0, nl = 0;
+    for (const char *b = memchr(p, '\\', len); b && b + 1 < p + len;
+         b = memchr(b + 2, '\\', (size_t)(p + len - (b + 2)))) {
+        nl |= b[1] == 'n';
+        quote |= b[1] == '"' || b[1] == '\'' || b[1] == 'u';
+        if (b + 2 >= p + len)
+            break;
+    }
+    if (nl && has_word(p, len))
+        *split = 1;
+    return *split || quote;
+}
+
+/* ==== carriage returns ===================================================================== */
+
+static int bar_like(const char *p, size_t len)
+{
+    static const char *const marks[] = {"%|", "it/s", "s/it", "\xe2\x96\x88", "\xe2\x94\x81"};
+    for (size_t i = 0; i < DX_ARRAY_LEN(marks); i++)
+        if (memmem(p, len, marks[i], strlen(marks[i])))
+            return 1;
+    return 0;
+}
+
+static int emit_segment(dx_norm *n, dx_buf *tmp, const char *p, size_t len, uint64_t first,
+                        uint32_t span)
+{
+    int split;
+    if (wants_unescape(p, len, &split))
+        return emit_unescaped(n, tmp, p, len, split, first, span);
+    return emit(n, p, len, first, span);
+}
+
+/* One logical line before carriage returns: its segments, of a run of bar redraws the last. */
+static int emit_line(dx_norm *n, dx_buf *tmp, const char *p, size_t len, uint64_t first,
+                     uint32_t span)
+{
+    const char *cr = memchr(p, '\r', len);
+    if (!cr)
+        return emit_segment(n, tmp, p, len, first, span);
+    const char *end = p + len, *s = p;
+    int emitted = 0;
+    while (s < end) {
+        const char *e = memchr(s, '\r', (size_t)(end - s));
+        if (!e)
+            e = end;
+        size_t sl = (size_t)(e - s);
+        const char *next = e < end ? e + 1 : end;
+        if (!dx_blank(s, sl)) {
+            /* a bar redrawn by the next non-blank segment is not what the terminal showed */
+            const char *t = next;
+            while (t < end) {
+                const char *te = memchr(t, '\r', (size_t)(end - t));
+                if (!te)
+                    te = end;
+                if (!dx_blank(t, (size_t)(te - t)))
+                    break;
+                t = te < end ? te + 1 : end;
+            }
+            int redrawn = t < end && bar_like(s, sl);
+            if (redrawn) {
+                const char *te = memchr(t, '\r', (size_t)(end - t));
+                redrawn = bar_like(t, (size_t)((te ? te : end) - t));
+            }
+            if (!redrawn) {
+                int rc = emit_segment(n, tmp, s, sl, first, span);
+                if (rc)
+                    return rc;
+                emitted = 1;
+            }
+        }
+        s = next;
+    }
+    return emitted ? DDX_OK : emit(n, "", 0, first, span);
+}
+
+/* ==== hard wraps =========================================================================== */
+
+typedef struct pline {
+    const char *p;
+    size_t len; /* without trailing blanks */
+} pline;
+
+static int table_end(char c)
+{
+    return c == '|' || c == '+' || c == '-' || c == '=' || c == '*' || c == '#' || c == ')' ||
+           c == ']' || c == '}' || c == '.' || (unsigned char)c >= 0x80;
+}
+
+/* Whether physical line a (at the wrap width) continues on line b. */
+static int continues(const pline *a, const pline *b)
+{
+    if (!b->len || isspace((unsigned char)b->p[0]) || table_end(a->p[a->len - 1]))
+        return 0;
+    if (a->len >= SAME_START && b->len >= SAME_START && !memcmp(a->p, b->p, SAME_START))
+        return 0;
+    dx_attr at;
+    dx_attrib_line(b->p, b->len, &at);
+    return !(at.body > 0 || at.has_time);
+}
+
+/* The width the chunk's lines were hard-wrapped at, or 0: the longest length among lines of
+ * WRAP_MIN..WRAP_MAX bytes, when at least two lines of that length continue on the next line
+ * (one, when it cuts a word at a common terminal width). */
+static size_t wrap_width(const pline *v, size_t nl)
+{
+    size_t w = 0;
+    for (size_t i = 0; i < nl; i++)
+        if (v[i].len <= WRAP_MAX && v[i].len > w)
+            w = v[i].len;
+    if (w < WRAP_MIN)
+        return 0;
+    size_t cont = 0, midword = 0;
+    for (size_t i = 0; i + 1 < nl; i++)
+        if (v[i].len == w && continues(&v[i], &v[i + 1])) {
+            cont++;
+            midword +=
+                isalnum((unsigned char)v[i].p[w - 1]) && isalnum((unsigned char)v[i + 1].p[0]);
+        }
+    static const size_t common[] = {80, 100, 120, 132, 150, 160, 200, 240, 250};
+    int is_common = 0;
+    for (size_t i = 0; i < DX_ARRAY_LEN(common); i++)
+        is_common |= common[i] == w;
+    return cont >= 2 || (cont == 1 && midword && is_common) ? w : 0;
+}
+
+/* ==== the chunk ============================================================================ */
+
+int dx_norm_chunk(dx_norm *n, const char *data, size_t len, uint64_t first_line)
+{
+    int has_cr = memchr(data, '\r', len) != NULL;
+    int has_bs = memchr(data, '\\', len) != NULL;
+    size_t nl = 0;
+    for (const char *p = data; p < data + len; nl++) {
+        const char *e = memchr(p, '\n', (size_t)(data + len - p));
+        p = e ? e + 1 : data + len;
+    }
+    pline *v = dx_malloc((nl ? nl : 1) * sizeof *v);
+    if (!v)
+        return DDX_ENOMEM;
+    size_t i = 0, quoted = 0, filled = 0;
+    for (const char *p = data; p < data + len; i++) {
+        const char *e = memchr(p, '\n', (size_t)(data + len - p));
+        size_t l = e ? (size_t)(e - p) : (size_t)(data + len - p);
+        v[i] = (pline){p, trim_blank(p, 0, l)};
+        quoted += v[i].len && p[0] == '>';
+        filled += v[i].len > 0;
+        p += l + 1;
+    }
+    /* a log pasted as a Markdown quote: most lines start with '>' */
+    int unquote = filled >= 2 && quoted * 10 >= filled * 6;
+    for (i = 0; unquote && i < nl; i++)
+        if (v[i].len && v[i].p[0] == '>') {
+            size_t k = v[i].len > 1 && v[i].p[1] == ' ' ? 2 : 1;
+            v[i].p += k;
+            v[i].len -= k;
+        }
+    size_t w = wrap_width(v, nl);
+    if (!has_cr && !has_bs && !w && !unquote) {
+        dx_free(v);
+        return 0;
+    }
+    n->out.n = 0;
+    n->nlines = 0;
+    dx_buf tmp = {0}, joined = {0};
+    int rc = DDX_OK, changed = 0;
+    for (i = 0; i < nl && !rc; i++) {
+        size_t k = 1;
+        while (w && k < WRAP_JOIN && i + k < nl && v[i + k - 1].len == w &&
+               continues(&v[i + k - 1], &v[i + k]))
+            k++;
+        const char *p = v[i].p;
+        size_t l = (size_t)(data + len - p);
+        const char *e = memchr(p, '\n', l);
+        l = e ? (size_t)(e - p) : l;
+        changed |= unquote && p > data && p[-1] != '\n'; /* its quote mark was taken off */
+        if (k > 1) {
+            joined.n = 0;
+            for (size_t j = 0; j < k && !rc; j++)
+                rc = dx_buf_add(&joined, v[i + j].p, v[i + j].len);
+            p = joined.p;
+            l = joined.n;
+            changed = 1;
+        }
+        size_t before = n->nlines, bytes = n->out.n;
+        if (!rc)
+            rc = emit_line(n, &tmp, p, l, first_line + i, (uint32_t)k);
+        /* anything but the line itself, unchanged, is a change */
+        changed |=
+            n->nlines != before + 1 || n->out.n - bytes != l + 1 || memcmp(n->out.p + bytes, p, l);
+        i += k - 1;
+    }
+    dx_buf_fini(&tmp);
+    dx_buf_fini(&joined);
+    dx_free(v);
+    if (rc)
+        return rc;
+    return changed;
+}

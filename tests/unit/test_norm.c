@@ -1,0 +1,186 @@
+/* test_norm.c -- text as it arrives: carriage returns, escaped logs, hard wraps and cluster
+ * suffixes become the logical lines the program printed, each citing its physical line. */
+#include "norm.h"
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+
+/* The i-th logical line of n as a string (in a static buffer). */
+static const char *lline(const dx_norm *n, size_t i)
+{
+    static char buf[512];
+    const char *p = n->out.p;
+    for (size_t k = 0; k < i; k++)
+        p = strchr(p, '\n') + 1;
+    size_t len = (size_t)(strchr(p, '\n') - p);
+    memcpy(buf, p, len);
+    buf[len] = '\0';
+    return buf;
+}
+
+static void test_plain_chunk_untouched(void **state)
+{
+    (void)state;
+    dx_norm n = {0};
+    const char t[] = "step 1 loss 0.5\nstep 2 loss 0.4\n";
+    assert_int_equal(dx_norm_chunk(&n, t, sizeof t - 1, 1), 0);
+    dx_norm_fini(&n);
+}
+
+static void test_carriage_returns(void **state)
+{
+    (void)state;
+    dx_norm n = {0};
+    /* a bar redrawn twice, then the error printed over it, on physical line 7 */
+    const char t[] = "first\n"
+                     " 10%|#   | 1/10 [00:01<00:09,  1.0it/s]\r 20%|##  | 2/10 [00:02<00:08,  "
+                     "1.0it/s]\r[rank1]: RuntimeError: boom\n"
+                     "last\n";
+    assert_int_equal(dx_norm_chunk(&n, t, sizeof t - 1, 6), 1);
+    assert_int_equal(n.nlines, 4);
+    assert_string_equal(lline(&n, 0), "first");
+    assert_string_equal(lline(&n, 1), " 20%|##  | 2/10 [00:02<00:08,  1.0it/s]");
+    assert_string_equal(lline(&n, 2), "[rank1]: RuntimeError: boom");
+    assert_string_equal(lline(&n, 3), "last");
+    assert_int_equal(n.first[1], 7);
+    assert_int_equal(n.first[2], 7); /* both segments cite the physical line */
+    assert_int_equal(n.first[3], 8);
+    /* a line of blanks redrawn: one empty logical line keeps the count */
+    const char b[] = "   \r   \n";
+    assert_int_equal(dx_norm_chunk(&n, b, sizeof b - 1, 1), 1);
+    assert_int_equal(n.nlines, 1);
+    assert_string_equal(lline(&n, 0), "");
+    dx_norm_fini(&n);
+}
+
+static void test_escaped_log(void **state)
+{
+    (void)state;
+    dx_norm n = {0};
+    const char t[] =
+        "{\"log\": \"Traceback (most recent call last):\\n  File \\\"t.py\\\", line 3\\n"
+        "RuntimeError: it\\'s \\u001b[31mred\\u001b[0m \\u00e9\\n\"}\n"
+        "path C:\\new\\dir stays\n";
+    assert_int_equal(dx_norm_chunk(&n, t, sizeof t - 1, 1), 1);
+    assert_int_equal(n.nlines, 5);
+    assert_string_equal(lline(&n, 0), "{\"log\": \"Traceback (most recent call last):");
+    assert_string_equal(lline(&n, 1), "  File \"t.py\", line 3");
+    assert_string_equal(lline(&n, 2), "RuntimeError: it's red \xc3\xa9");
+    assert_string_equal(lline(&n, 3), "\"}");
+    /* no failure word: a literal \n is left alone */
+    assert_string_equal(lline(&n, 4), "path C:\\new\\dir stays");
+    assert_int_equal(n.first[2], 1);
+    assert_int_equal(n.first[4], 2);
+    dx_norm_fini(&n);
+}
+
+static void test_hard_wrap(void **state)
+{
+    (void)state;
+    dx_norm n = {0};
+    /* a terminal 80 columns wide cut two messages mid-word */
+    const char t[] = "[rank0]: RuntimeError: Expected to have finished reduction in the prior "
+                     "iteratio\n"
+                     "n before starting a new one. This error indicates that your module has "
+                     "parameter\n"
+                     "s that were not used in producing loss.\n"
+                     "2024-05-01 12:00:00,000 INFO done\n"
+                     "[rank1]: ValueError: a second long message that the same terminal cut at "
+                     "its wid\n"
+                     "th as well\n";
+    assert_int_equal(dx_norm_chunk(&n, t, sizeof t - 1, 10), 1);
+    assert_int_equal(n.nlines, 3);
+    assert_string_equal(
+        lline(&n, 0), "[rank0]: RuntimeError: Expected to have finished reduction in the prior "
+                      "iteration before starting a new one. This error indicates that your module "
+                      "has parameters that were not used in producing loss.");
+    assert_int_equal(n.first[0], 10);
+    assert_int_equal(n.span[0], 3);
+    assert_string_equal(lline(&n, 1), "2024-05-01 12:00:00,000 INFO done");
+    assert_string_equal(lline(&n, 2), "[rank1]: ValueError: a second long message that the same "
+                                      "terminal cut at its width as well");
+    assert_int_equal(n.first[1], 13);
+    assert_int_equal(n.first[2], 14);
+    assert_int_equal(n.span[2], 2);
+    dx_norm_fini(&n);
+}
+
+static void test_tables_are_not_wraps(void **state)
+{
+    (void)state;
+    dx_norm n = {0};
+    /* lines of one width that are records or table rows, not a wrapped message */
+    const char t[] = "torch.Size([4, 2262, 6144]) Layer.33 cuda:2 tensor([790315515, 1374], "
+                     "device='cuda:2')\n"
+                     "torch.Size([4, 2262, 6144]) Layer.34 cuda:4 tensor([790315515, 1374], "
+                     "device='cuda:4')\n"
+                     "+-------------------------------+----------------------+-----------------"
+                     "-----+\n"
+                     "|   7  NVIDIA A100-SXM...  On   | 00000000:00:0B.0 Off |                  "
+                     "  0 |\n";
+    assert_int_equal(dx_norm_chunk(&n, t, sizeof t - 1, 1), 0);
+    dx_norm_fini(&n);
+}
+
+static void test_markdown_quote(void **state)
+{
+    (void)state;
+    dx_norm n = {0};
+    const char t[] = "> Traceback (most recent call last):\n"
+                     ">   File \"rendezvous.py\", line 126, in _tcp_rendezvous_handler\n"
+                     "> ValueError: host not found: Name or service not known\n"
+                     "\n"
+                     "that is all\n";
+    assert_int_equal(dx_norm_chunk(&n, t, sizeof t - 1, 1), 1);
+    assert_int_equal(n.nlines, 5);
+    assert_string_equal(lline(&n, 0), "Traceback (most recent call last):");
+    assert_string_equal(lline(&n, 1),
+                        "  File \"rendezvous.py\", line 126, in _tcp_rendezvous_handler");
+    assert_string_equal(lline(&n, 2), "ValueError: host not found: Name or service not known");
+    assert_string_equal(lline(&n, 4), "that is all");
+    /* one quoted line among ordinary ones is an ordinary line */
+    const char u[] = "a\nb\n> c\nd\n";
+    assert_int_equal(dx_norm_chunk(&n, u, sizeof u - 1, 1), 0);
+    dx_norm_fini(&n);
+}
+
+static void test_body_end(void **state)
+{
+    (void)state;
+    const char *l = "(pid=3) RuntimeError: x [repeated 12x across cluster]  ";
+    assert_int_equal(dx_norm_body_end(l, 8, strlen(l)), strlen("(pid=3) RuntimeError: x"));
+    const char *m = "text ending in a bracket [not ours]";
+    assert_int_equal(dx_norm_body_end(m, 0, strlen(m)), strlen(m));
+    assert_int_equal(dx_norm_body_end("   ", 0, 3), 0);
+}
+
+static void test_no_memory(void **state)
+{
+    (void)state;
+    const char t[] = "a\rb Error\\n c\n";
+    for (long k = 1; k < 8; k++) {
+        dx_norm n = {0};
+        dx_alloc_fail_after(k);
+        int rc = dx_norm_chunk(&n, t, sizeof t - 1, 1);
+        dx_alloc_fail_after(0);
+        assert_true(rc == 1 || rc == DDX_ENOMEM);
+        dx_norm_fini(&n);
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_plain_chunk_untouched),
+        cmocka_unit_test(test_carriage_returns),
+        cmocka_unit_test(test_escaped_log),
+        cmocka_unit_test(test_hard_wrap),
+        cmocka_unit_test(test_tables_are_not_wraps),
+        cmocka_unit_test(test_markdown_quote),
+        cmocka_unit_test(test_body_end),
+        cmocka_unit_test(test_no_memory),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
