@@ -1,7 +1,7 @@
 #!/bin/sh
 # floors.sh -- the accuracy floors only rise, mechanically: tests/floors.tsv is checked for its
-# form, then compared with the previous commit's (git show HEAD~1:tests/floors.tsv) and with
-# HEAD's (an uncommitted edit); a floor lower than there, or a set or floor that is gone,
+# form, then compared with the previous commit's (git show HEAD~1:tests/floors.tsv; every parent
+# of a merge, and MERGE_HEAD during one) and with HEAD's (an uncommitted edit); a floor lower than there, or a set or floor that is gone,
 # fails. Without git history (a tarball, a shallow clone) there is nothing to compare with: the
 # test says so and exits 77 (skipped).
 #
@@ -76,8 +76,16 @@ legacy_rows() {
             "$(f culprit)" | sed -E 's#\t(\t|$)#\t-\1#g; s#\t(\t|$)#\t-\1#g'
     done
 }
+# every parent of HEAD (a merge's other side too: its floors may be higher) and HEAD itself
+revs=""
+n=1
+while git -C "$root" rev-parse --verify -q "HEAD^$n" >/dev/null 2>&1; do
+    revs="$revs HEAD^$n"
+    n=$((n + 1))
+done
+git -C "$root" rev-parse --verify -q MERGE_HEAD >/dev/null 2>&1 && revs="$revs MERGE_HEAD"
 compared=""
-for rev in HEAD~1 HEAD; do
+for rev in $revs HEAD; do
     if git -C "$root" show "$rev:$rel" >"$tmp/$rev" 2>/dev/null; then
         rows "$tmp/$rev" >"$tmp/$rev.rows"
     elif git -C "$root" show "$rev:tests/CMakeLists.txt" 2>/dev/null | legacy_rows >"$tmp/$rev.rows" &&
@@ -90,6 +98,6 @@ for rev in HEAD~1 HEAD; do
     compared="$compared $rev"
 done
 [ -n "$compared" ] ||
-    { echo "SKIPPED: neither HEAD~1 nor HEAD has $rel (a shallow clone, or the file is new): nothing to compare"; exit 77; }
+    { echo "SKIPPED: neither HEAD's parents nor HEAD have $rel (a shallow clone, or the file is new): nothing to compare"; exit 77; }
 [ "$fails" = 0 ] || exit 1
 echo "floors: $(wc -l <"$tmp/now") sets, none lower than in$compared"
