@@ -7,6 +7,12 @@
  * that expects nothing) is clean when no diagnosis reaches `likely`. Figures are printed for
  * the whole corpus and per category (the case folder's name up to its last '-').
  *
+ * A failed job whose cause no reference covers ("failed": true, "expected": []) is neither a
+ * positive nor a negative: it is counted apart as unplaced (a finding there is no hit, and
+ * nothing reported is no clean negative). Over every failed job (the positives and the
+ * unplaced), a silent one is where ddx says nothing useful: no finding reaches `likely` and the
+ * report names no unrecognised failure either, so the user is left with nothing or guesses.
+ *
  * A figure with nothing to count (no positives, no negatives, no culprit labels: 0/0) is no
  * figure: the text shows "–" and the JSON null, and a floor asked of it fails, since a floor
  * that nothing measures cannot hold. JSON percentages are rounded to one decimal (the text's
@@ -26,6 +32,7 @@
 typedef struct tally {
     char name[32];
     unsigned cases, pos, top1, top3, neg, clean, cul, culok;
+    unsigned unplaced, failed, silent; /* failed: positives and unplaced */
 } tally;
 
 typedef struct eval_state {
@@ -105,16 +112,24 @@ static double round_to(double v, int places)
     return round(v * k) / k;
 }
 
-static void add(tally *t, int pos, int top1, int top3, int neg, int clean, int cul, int culok)
+/* one case's counts, added to the total and to its category */
+typedef struct counts {
+    int pos, top1, top3, neg, clean, cul, culok, unplaced, failed, silent;
+} counts;
+
+static void add(tally *t, const counts *c)
 {
     t->cases++;
-    t->pos += pos;
-    t->top1 += top1;
-    t->top3 += top3;
-    t->neg += neg;
-    t->clean += clean;
-    t->cul += cul;
-    t->culok += culok;
+    t->pos += c->pos;
+    t->top1 += c->top1;
+    t->top3 += c->top3;
+    t->neg += c->neg;
+    t->clean += c->clean;
+    t->cul += c->cul;
+    t->culok += c->culok;
+    t->unplaced += c->unplaced;
+    t->failed += c->failed;
+    t->silent += c->silent;
 }
 
 static int run_case(eval_state *st, const ddx_kb *kb, const char *dir, const char *name)
@@ -133,7 +148,9 @@ static int run_case(eval_state *st, const ddx_kb *kb, const char *dir, const cha
         json_decref(cj);
         return cli_fail("eval: %s/case.json: 'expected' must be a list of reference ids", dir);
     }
-    int negative = json_array_size(exp) == 0 || (other && !strncmp(other, "negative", 8));
+    int unplaced = json_array_size(exp) == 0 && json_is_true(json_object_get(cj, "failed"));
+    int negative =
+        !unplaced && (json_array_size(exp) == 0 || (other && !strncmp(other, "negative", 8)));
 
     ddx_job *job = NULL;
     ddx_report *rep = NULL;
@@ -170,11 +187,14 @@ static int run_case(eval_state *st, const ddx_kb *kb, const char *dir, const cha
     }
     int has_cul = json_is_integer(jcul);
     int culok = has_cul && ddx_report_culprit_rank(rep) == (int)json_integer_value(jcul);
-    add(&st->total, !negative, !negative && top1, !negative && top3, negative, negative && clean,
-        has_cul, culok);
-    add(cat_of(st, name), !negative, !negative && top1, !negative && top3, negative,
-        negative && clean, has_cul, culok);
-    int right = negative ? clean : top1;
+    int pos = !negative && !unplaced, unrec = ddx_report_unrecognised(rep);
+    /* clean: nothing at likely; for a failed job, that without an unrecognised failure is silent */
+    int silent = !negative && clean && !unrec;
+    counts c = {pos,     pos && top1, pos && top3, negative,        negative && clean,
+                has_cul, culok,       unplaced,    pos || unplaced, silent};
+    add(&st->total, &c);
+    add(cat_of(st, name), &c);
+    int right = negative ? clean : top1; /* an unplaced case has no right answer */
     if (st->json) {
         json_t *o = json_object();
         json_object_set_new(o, "case", json_string(name));
@@ -184,14 +204,23 @@ static int run_case(eval_state *st, const ddx_kb *kb, const char *dir, const cha
                             n ? json_real(round_to(ddx_report_confidence(rep, 0), 3))
                               : json_null());
         json_object_set_new(o, "negative", json_boolean(negative));
+        json_object_set_new(o, "unplaced", json_boolean(unplaced));
+        json_object_set_new(o, "unrecognised", json_boolean(unrec));
+        json_object_set_new(o, "silent", json_boolean(silent));
         json_object_set_new(o, "rank", at ? json_integer((json_int_t)at) : json_null());
-        json_object_set_new(o, "right", json_boolean(right));
-        json_object_set_new(o, "top3", json_boolean(negative ? clean : top3));
+        json_object_set_new(o, "right", unplaced ? json_null() : json_boolean(right));
+        json_object_set_new(o, "top3",
+                            unplaced ? json_null() : json_boolean(negative ? clean : top3));
         json_object_set_new(o, "culprit_expected", has_cul ? json_deep_copy(jcul) : json_null());
         int cr = ddx_report_culprit_rank(rep);
         json_object_set_new(o, "culprit", cr >= 0 ? json_integer(cr) : json_null());
         json_array_append_new(st->jcases, o);
-    } else if (st->verbose && (!right || (has_cul && !culok))) {
+    } else if (st->verbose && unplaced) {
+        if (silent)
+            printf("%-10s %-5s failed, no reference covers it, and ddx says nothing at likely "
+                   "and no unrecognised failure\n",
+                   name, "SILENT");
+    } else if (st->verbose && (!right || silent || (has_cul && !culok))) {
         printf("%-10s %-5s expected %s%s, got %s (%.2f)", name, right ? "ok" : "MISS",
                negative ? "nothing" : json_string_value(json_array_get(exp, 0)),
                json_array_size(exp) > 1 ? ",..." : "", n ? ddx_report_id(rep, 0) : "nothing",
@@ -201,6 +230,8 @@ static int run_case(eval_state *st, const ddx_kb *kb, const char *dir, const cha
         if (has_cul)
             printf("; culprit %lld, got %d", (long long)json_integer_value(jcul),
                    ddx_report_culprit_rank(rep));
+        if (silent)
+            printf("; silent");
         putchar('\n');
     }
     ddx_report_free(rep);
@@ -234,13 +265,14 @@ static const char *pct_text(char *buf, size_t cap, unsigned a, unsigned b)
 
 static void print_tally(const tally *t, const char *label)
 {
-    char p1[16], p3[16], pn[16], pc[16];
+    char p1[16], p3[16], pn[16], pc[16], ps[16];
     printf("%-8s cases %3u  top-1 %3u/%-3u %s  top-3 %s  negatives clean %u/%u "
-           "%s  culprit %u/%u %s\n",
+           "%s  culprit %u/%u %s  unplaced %u  silent %u/%u %s\n",
            label, t->cases, t->top1, t->pos, pct_text(p1, sizeof p1, t->top1, t->pos),
            pct_text(p3, sizeof p3, t->top3, t->pos), t->clean, t->neg,
            pct_text(pn, sizeof pn, t->clean, t->neg), t->culok, t->cul,
-           pct_text(pc, sizeof pc, t->culok, t->cul));
+           pct_text(pc, sizeof pc, t->culok, t->cul), t->unplaced, t->silent, t->failed,
+           pct_text(ps, sizeof ps, t->silent, t->failed));
 }
 
 static json_t *jpct(unsigned a, unsigned b)
@@ -256,6 +288,7 @@ static json_t *jtally(const tally *t)
     json_object_set_new(o, "top3", jpct(t->top3, t->pos));
     json_object_set_new(o, "negatives_clean", jpct(t->clean, t->neg));
     json_object_set_new(o, "culprit", jpct(t->culok, t->cul));
+    json_object_set_new(o, "silent", jpct(t->silent, t->failed));
     json_object_set_new(o, "positives", json_integer(t->pos));
     json_object_set_new(o, "top1_right", json_integer(t->top1));
     json_object_set_new(o, "top3_right", json_integer(t->top3));
@@ -263,6 +296,9 @@ static json_t *jtally(const tally *t)
     json_object_set_new(o, "negatives_clean_count", json_integer(t->clean));
     json_object_set_new(o, "culprit_cases", json_integer(t->cul));
     json_object_set_new(o, "culprit_right", json_integer(t->culok));
+    json_object_set_new(o, "unplaced", json_integer(t->unplaced));
+    json_object_set_new(o, "failed_jobs", json_integer(t->failed));
+    json_object_set_new(o, "silent_count", json_integer(t->silent));
     return o;
 }
 

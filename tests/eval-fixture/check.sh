@@ -2,7 +2,8 @@
 # check.sh -- `ddx eval` tested as an instrument: the fixture corpus (corpus/, judged with the
 # fixture references in kb/ alone) has right answers known by construction, so its figures are
 # known exactly. Checks the JSON against expect.tsv (one property a line), the text table
-# against expected.txt (the dash of a 0/0 figure included), and the floors at their edges.
+# against expected.txt (the dash of a 0/0 figure included), the --verbose list, and the floors
+# at their edges.
 #
 #   tests/eval-fixture/check.sh DDX
 #
@@ -36,6 +37,13 @@ code=$?
 [ "$code" = 0 ] || fail "eval exited $code"
 diff -u "$here/expected.txt" "$tmp/out.txt" || fail "the text figures differ from expected.txt"
 
+# --verbose lists every miss and every silent failed job, and nothing else
+ev --verbose tests/eval-fixture/corpus >"$tmp/v.txt" 2>&1
+grep -v '^[a-z]* *cases ' "$tmp/v.txt" | cut -d' ' -f1 | tr '\n' ' ' >"$tmp/v.names"
+want="cul-absent cul-wrong neg-confirmed neg-likely top-absent top-fourth top-possible top-second top-third unp-nothing "
+[ "$(cat "$tmp/v.names")" = "$want" ] || fail "eval --verbose lists '$(cat "$tmp/v.names")', expected '$want'"
+grep -q '^top-possible .*; silent$' "$tmp/v.txt" || fail "eval --verbose does not mark top-possible silent"
+
 # floors: at the figure passes, a hair above fails and says by how much; a floor on a figure
 # with nothing to count (0/0) fails instead of passing as 100 %
 floor() { # expected-exit text-or-empty args...
@@ -60,4 +68,4 @@ floor 1 "the negatives clean floor 0% measures nothing: no negative cases" \
 floor 0 "" --min-negatives 100 $c/neg-nothing
 
 [ "$fails" = 0 ] || exit 1
-echo "eval fixture: $(grep -c '^[.[]' "$here/expect.tsv") JSON properties, the text table and 9 floors hold"
+echo "eval fixture: $(grep -c '^[.[]' "$here/expect.tsv") JSON properties, the text table, the verbose list and 9 floors hold"
