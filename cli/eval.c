@@ -12,6 +12,8 @@
  * nothing reported is no clean negative). Over every failed job (the positives and the
  * unplaced), a silent one is where ddx says nothing useful: no finding reaches `likely` and the
  * report names no unrecognised failure either, so the user is left with nothing or guesses.
+ * A mute one is the worst of those: no finding at all and no unrecognised failure, the report
+ * says only "No known failure found".
  *
  * A figure with nothing to count (no positives, no negatives, no culprit labels: 0/0) is no
  * figure: the text shows "–" and the JSON null, and a floor asked of it fails, since a floor
@@ -32,7 +34,7 @@
 typedef struct tally {
     char name[32];
     unsigned cases, pos, top1, top3, neg, clean, cul, culok;
-    unsigned unplaced, failed, silent; /* failed: positives and unplaced */
+    unsigned unplaced, failed, silent, mute; /* failed: positives and unplaced */
 } tally;
 
 typedef struct eval_state {
@@ -114,7 +116,7 @@ static double round_to(double v, int places)
 
 /* one case's counts, added to the total and to its category */
 typedef struct counts {
-    int pos, top1, top3, neg, clean, cul, culok, unplaced, failed, silent;
+    int pos, top1, top3, neg, clean, cul, culok, unplaced, failed, silent, mute;
 } counts;
 
 static void add(tally *t, const counts *c)
@@ -130,6 +132,7 @@ static void add(tally *t, const counts *c)
     t->unplaced += c->unplaced;
     t->failed += c->failed;
     t->silent += c->silent;
+    t->mute += c->mute;
 }
 
 static int run_case(eval_state *st, const ddx_kb *kb, const char *dir, const char *name)
@@ -190,8 +193,9 @@ static int run_case(eval_state *st, const ddx_kb *kb, const char *dir, const cha
     int pos = !negative && !unplaced, unrec = ddx_report_unrecognised(rep);
     /* clean: nothing at likely; for a failed job, that without an unrecognised failure is silent */
     int silent = !negative && clean && !unrec;
-    counts c = {pos,     pos && top1, pos && top3, negative,        negative && clean,
-                has_cul, culok,       unplaced,    pos || unplaced, silent};
+    int mute = silent && n == 0; /* "No known failure found" */
+    counts c = {pos,      pos && top1,     pos && top3, negative, negative && clean, has_cul, culok,
+                unplaced, pos || unplaced, silent,      mute};
     add(&st->total, &c);
     add(cat_of(st, name), &c);
     int right = negative ? clean : top1; /* an unplaced case has no right answer */
@@ -207,6 +211,7 @@ static int run_case(eval_state *st, const ddx_kb *kb, const char *dir, const cha
         json_object_set_new(o, "unplaced", json_boolean(unplaced));
         json_object_set_new(o, "unrecognised", json_boolean(unrec));
         json_object_set_new(o, "silent", json_boolean(silent));
+        json_object_set_new(o, "mute", json_boolean(mute));
         json_object_set_new(o, "rank", at ? json_integer((json_int_t)at) : json_null());
         json_object_set_new(o, "right", unplaced ? json_null() : json_boolean(right));
         json_object_set_new(o, "top3",
@@ -231,7 +236,7 @@ static int run_case(eval_state *st, const ddx_kb *kb, const char *dir, const cha
             printf("; culprit %lld, got %d", (long long)json_integer_value(jcul),
                    ddx_report_culprit_rank(rep));
         if (silent)
-            printf("; silent");
+            printf(mute ? "; silent (mute: no finding at all)" : "; silent");
         putchar('\n');
     }
     ddx_report_free(rep);
@@ -265,14 +270,15 @@ static const char *pct_text(char *buf, size_t cap, unsigned a, unsigned b)
 
 static void print_tally(const tally *t, const char *label)
 {
-    char p1[16], p3[16], pn[16], pc[16], ps[16];
+    char p1[16], p3[16], pn[16], pc[16], ps[16], pm[16];
     printf("%-8s cases %3u  top-1 %3u/%-3u %s  top-3 %s  negatives clean %u/%u "
-           "%s  culprit %u/%u %s  unplaced %u  silent %u/%u %s\n",
+           "%s  culprit %u/%u %s  unplaced %u  silent %u/%u %s  mute %u/%u %s\n",
            label, t->cases, t->top1, t->pos, pct_text(p1, sizeof p1, t->top1, t->pos),
            pct_text(p3, sizeof p3, t->top3, t->pos), t->clean, t->neg,
            pct_text(pn, sizeof pn, t->clean, t->neg), t->culok, t->cul,
            pct_text(pc, sizeof pc, t->culok, t->cul), t->unplaced, t->silent, t->failed,
-           pct_text(ps, sizeof ps, t->silent, t->failed));
+           pct_text(ps, sizeof ps, t->silent, t->failed), t->mute, t->failed,
+           pct_text(pm, sizeof pm, t->mute, t->failed));
 }
 
 static json_t *jpct(unsigned a, unsigned b)
@@ -299,6 +305,8 @@ static json_t *jtally(const tally *t)
     json_object_set_new(o, "unplaced", json_integer(t->unplaced));
     json_object_set_new(o, "failed_jobs", json_integer(t->failed));
     json_object_set_new(o, "silent_count", json_integer(t->silent));
+    json_object_set_new(o, "mute", jpct(t->mute, t->failed));
+    json_object_set_new(o, "mute_count", json_integer(t->mute));
     return o;
 }
 
