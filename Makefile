@@ -1,12 +1,13 @@
 # Makefile -- the two commands of the README, and a few helpers around CMake.
 #   make demo   install missing Debian packages, build, diagnose the bundled example job
 #   make test   install missing Debian packages, build, run every test (plain and ASan+UBSan)
+#   make mutate apply scripts/mutations.txt one mutation at a time; every mutant must be killed
 MAKEFLAGS += --no-print-directory
 BUILD ?= build
 ASAN_BUILD ?= build-asan
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 
-.PHONY: all deps deps-test build demo test test-fast test-asan bench lint clean
+.PHONY: all deps deps-test build demo test test-fast test-asan bench mutate lint clean
 
 all: build
 
@@ -37,6 +38,11 @@ test-asan: deps
 	@cmake --build $(ASAN_BUILD) -j $(JOBS)
 	@cd $(ASAN_BUILD) && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
 		ctest --output-on-failure -j $(JOBS) -LE slow
+
+# Mutation testing: each breakage of scripts/mutations.txt applied to a copy of the tree, built
+# and tested; reports the test that killed it or that it survived (slow: not part of `make test`).
+mutate: deps
+	@JOBS=$(JOBS) sh scripts/mutate.sh $(MUTATE_ARGS)
 
 bench: build
 	@sh bench/run.sh --build $(BUILD) $(BENCH_ARGS)

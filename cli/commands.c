@@ -197,7 +197,7 @@ int cli_lint(cli_args *a)
     dx_buf problems = {0};
     dx_lint_stats stats;
     ddx_error e = {0};
-    int rc = dx_lint_dir(dir, 1, NULL, &problems, &stats, &e);
+    int rc = dx_lint_dir(dir, !a->no_builtin, NULL, &problems, &stats, &e);
     if (problems.n)
         fputs(problems.p, stdout);
     dx_buf_fini(&problems);

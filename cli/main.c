@@ -101,8 +101,9 @@ static const cli_opt options[] = {
      CMD_REPORTS | CMD_REFS | CMD_SHOW | CMD_EVAL | CMD_SERVE | CMD_SITE,
      "add the references in DIR (<category>/<id>.md) to the built-in ones"},
     {"no-builtin", no_argument, OPT_NO_BUILTIN, NULL,
-     CMD_REPORTS | CMD_REFS | CMD_SHOW | CMD_EVAL | CMD_SERVE | CMD_SITE,
-     "use only the references given with --kb (to test your own knowledge base)"},
+     CMD_REPORTS | CMD_REFS | CMD_SHOW | CMD_EVAL | CMD_LINT | CMD_SERVE | CMD_SITE,
+     "use only the references given with --kb (lint: only those of DIR, without the built-in "
+     "ones)"},
     {"port", required_argument, OPT_PORT, "N", CMD_SERVE,
      "the TCP port (default 8080; 0: any free port, printed at start)"},
     {"listen", required_argument, OPT_LISTEN, "ADDR", CMD_SERVE,
