@@ -632,9 +632,10 @@ enum { BR_BAR_CUT, BR_WATCHDOG_RAN, BR_LONG_WORK };
 static const dx_signal br_patterns[] = {
     /* a tqdm bar left unfinished when the process group reports a failed collective on the same
      * console line (the whole bar, or cut while it was drawn: "6%|▋ [E ..."): that rank was busy
-     * in a long loop (evaluation, preprocessing, saving) */
+     * in a long loop (evaluation, preprocessing, saving). A bar still at 0 items ("0/500") is no
+     * such loop: it made no progress in the whole timeout, so that rank was stuck as well. */
     [BR_BAR_CUT] = {"job-bar-cut", DX_ROLE_NOISE, 0,
-                    "\\b\\d{1,2}%\\|(?:[^|\\[]*\\| *\\d+/\\d+ \\[[^\\]]*\\]|[^|\\[]*)"
+                    "\\b\\d{1,2}%\\|(?:[^|\\[]*\\| *[1-9]\\d*/\\d+ \\[[^\\]]*\\]|[^|\\[]*)"
                     "(?:\\[E |\\[rank\\d+\\]:\\[E|\\[E\\d{4} )",
                     "tqdm progress bars; torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp log "
                     "prefix",
