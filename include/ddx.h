@@ -77,6 +77,19 @@ DDX_API int ddx_job_add_path(ddx_job *job, const char *path, ddx_error *err);
 /* Adds an in-memory input; the buffer is copied. */
 DDX_API int ddx_job_add_buffer(ddx_job *job, const char *name, const void *data, size_t len,
                                ddx_error *err);
+/* Called with each warning about the inputs as it happens during ddx_job_diagnose (the report
+ * keeps them too); msg is borrowed for the call and may hold any bytes an input's name holds:
+ * clean it before showing it on a terminal. At most 100 are passed on, then one that counts
+ * the rest. */
+typedef void (*ddx_warning_fn)(void *ud, const char *msg);
+DDX_API void ddx_job_on_warning(ddx_job *job, ddx_warning_fn fn, void *ud);
+/* Called after each chunk read during ddx_job_diagnose: the input being read (borrowed) and the
+ * bytes of text read so far, in all. */
+typedef void (*ddx_progress_fn)(void *ud, const char *path, unsigned long long bytes);
+DDX_API void ddx_job_on_progress(ddx_job *job, ddx_progress_fn fn, void *ud);
+/* Stops reading once max bytes of text were read, in all (0: no limit, the default); a warning
+ * says where it stopped. */
+DDX_API void ddx_job_set_max_bytes(ddx_job *job, unsigned long long max);
 
 enum ddx_diagnose_flags {
     DDX_DIAG_ALL = 1 << 0 /* keep low-confidence candidates in the report */
@@ -101,6 +114,12 @@ DDX_API size_t ddx_report_culprit_ranks(const ddx_report *rep, const int **ranks
 /* Warnings about inputs that could not be read (the scan went on); borrowed strings. */
 DDX_API size_t ddx_report_warning_count(const ddx_report *rep);
 DDX_API const char *ddx_report_warning(const ddx_report *rep, size_t i);
+/* Inputs whose text was read (logs, environment dumps, configs, flight-recorder dumps): 0 means
+ * the report rests on nothing. Files and members skipped as binary or as ddx's own reports are
+ * not counted. */
+DDX_API size_t ddx_report_inputs_read(const ddx_report *rep);
+/* Inputs that could not be read at all (each has a warning): the report is partial. */
+DDX_API size_t ddx_report_inputs_unreadable(const ddx_report *rep);
 
 DDX_API int ddx_report_write_json(const ddx_report *rep, FILE *out, ddx_error *err);
 enum ddx_text_flags {

@@ -40,7 +40,13 @@
 #define DX_WEAK_MAX 3    /* the most weak readings of a log no candidate explains well */
 #define DX_TIMELINE_MAX 60
 #define DX_CONFIG_MAX (16u << 20)
-#define DX_FRDUMP_MAX (256u << 20) /* one rank's flight-recorder dump */
+/* One rank's flight-recorder dump, as read (decompressed): its parse tree takes up to about 20
+ * times this, so the cap bounds the memory a dump can take whatever its compressed size. Real
+ * dumps of the default 2,000 entries are a few MiB. */
+#define DX_FRDUMP_MAX (24u << 20)
+/* The entries kept over every dump of a job (each dump keeps at most DX_FR_MAX_ENTRIES). */
+#define DX_FR_TOTAL_ENTRIES 2000000u
+#define DX_INPUTS_MAX 200000u /* files and members read; more are counted in a warning */
 
 /* ==== the job ============================================================================== */
 
@@ -55,6 +61,11 @@ struct ddx_job {
     const ddx_kb *kb;
     job_input *in;
     size_t n, cap;
+    ddx_warning_fn on_warning; /* each warning as it happens, or NULL */
+    void *warning_ud;
+    ddx_progress_fn on_progress; /* bytes read so far, after each chunk, or NULL */
+    void *progress_ud;
+    unsigned long long max_bytes; /* stop reading after this many bytes in all; 0 no limit */
 };
 
 int ddx_job_new(ddx_job **out, const ddx_kb *kb, ddx_error *err)
@@ -100,6 +111,20 @@ int ddx_job_add_path(ddx_job *job, const char *path, ddx_error *err)
     job->n++;
     return DDX_OK;
 }
+
+void ddx_job_on_warning(ddx_job *job, ddx_warning_fn fn, void *ud)
+{
+    job->on_warning = fn;
+    job->warning_ud = ud;
+}
+
+void ddx_job_on_progress(ddx_job *job, ddx_progress_fn fn, void *ud)
+{
+    job->on_progress = fn;
+    job->progress_ud = ud;
+}
+
+void ddx_job_set_max_bytes(ddx_job *job, unsigned long long max) { job->max_bytes = max; }
 
 int ddx_job_add_buffer(ddx_job *job, const char *name, const void *data, size_t len, ddx_error *err)
 {
@@ -184,30 +209,101 @@ char *dx_clean_text(const char *s, size_t n, size_t max)
 typedef struct scan_state {
     ddx_report *rep;
     const ddx_kb *kb;
+    const ddx_job *job;
     dx_scan *scan;
     ddx_error *err;
     int year; /* the year of the first full date seen: fills glog times */
     int rc;
-    long rescan;       /* >= 0: the input index of a config whose lines are being scanned */
-    const char *chunk; /* the text being scanned (candidates give line offsets into it) */
+    long rescan;              /* >= 0: the input index of a config whose lines are being scanned */
+    const char *chunk;        /* the text being scanned (candidates give line offsets into it) */
+    unsigned long long bytes; /* bytes of text read so far, in all */
+    int budget_hit;           /* max_bytes was reached: the walk stops */
+    size_t fr_entries;        /* flight-recorder entries kept so far, over every dump */
+    size_t inputs_over;       /* members not read because of DX_INPUTS_MAX */
 } scan_state;
 
-static int add_warning(ddx_report *rep, const char *msg)
+/* Keeps a warning (the first DX_WARN_KEEP; the rest are counted) and passes it on to the job's
+ * callback as it happens. */
+static int add_warning_to(ddx_report *rep, const ddx_job *job, const char *msg)
 {
-    if (rep->nwarnings >= 100)
+    if (rep->nwarnings >= DX_WARN_KEEP) {
+        rep->warnings_dropped++;
         return DDX_OK;
+    }
     if (dx_grow((void **)&rep->warnings, &rep->capwarnings, rep->nwarnings + 1, sizeof(char *)))
         return DDX_ENOMEM;
     if (!(rep->warnings[rep->nwarnings] = dx_strdup(msg)))
         return DDX_ENOMEM;
     rep->nwarnings++;
+    if (job && job->on_warning)
+        job->on_warning(job->warning_ud, msg);
     return DDX_OK;
 }
 
-static void on_warn(void *ud, const char *msg)
+static int add_warning(scan_state *st, const char *msg)
+{
+    return add_warning_to(st->rep, st->job, msg);
+}
+
+static int add_warningf(scan_state *st, const char *fmt, ...) DX_PRINTF(2, 3);
+static int add_warningf(scan_state *st, const char *fmt, ...)
+{
+    char msg[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    return add_warning(st, msg);
+}
+
+static int add_rank(int **arr, size_t *n, size_t *cap, int rank, size_t max);
+
+/* A new entry of the report's inputs for path, of kind kind. NULL when memory runs out. */
+static dx_input_info *new_input(ddx_report *rep, const char *path, dx_kind kind)
+{
+    if (dx_grow((void **)&rep->inputs, &rep->capinputs, rep->ninputs + 1, sizeof(dx_input_info)))
+        return NULL;
+    dx_input_info *info = &rep->inputs[rep->ninputs];
+    memset(info, 0, sizeof *info);
+    info->kind = kind;
+    if (!(info->path = dx_strdup(path)))
+        return NULL;
+    rep->ninputs++;
+    return info;
+}
+
+/* A file or member that could not be read at all: listed among the inputs as unreadable, with
+ * the rank its name gives, and that rank marked, so the job model never takes its silence for
+ * a rank that printed nothing. */
+static int note_unreadable(scan_state *st, const char *path)
+{
+    ddx_report *rep = st->rep;
+    dx_input_info *info = new_input(rep, path, DX_KIND_UNREADABLE);
+    if (!info)
+        return DDX_ENOMEM;
+    rep->nunreadable++;
+    const char *base = strrchr(path, '/');
+    int rank = dx_attrib_rank_from_name(base ? base + 1 : path, NULL);
+    if (rank >= 0 && rank < DX_JOB_MAX_RANK) {
+        dx_rank *x = dx_job_rank(&rep->job, rank);
+        if (!x)
+            return DDX_ENOMEM;
+        x->unreadable = 1;
+        if (add_rank(&info->ranks, &info->nranks, &info->capranks, rank, 4096))
+            return DDX_ENOMEM;
+    }
+    return DDX_OK;
+}
+
+static void on_warn(void *ud, dx_warn_kind kind, const char *path, const char *msg)
 {
     scan_state *st = ud;
-    add_warning(st->rep, msg);
+    if (st->rc)
+        return;
+    if (kind == DX_WARN_UNREADABLE && st->rescan < 0)
+        st->rc = note_unreadable(st, path);
+    if (!st->rc)
+        st->rc = add_warning(st, msg);
 }
 
 static int add_rank(int **arr, size_t *n, size_t *cap, int rank, size_t max)
@@ -412,13 +508,11 @@ static int scan_log(scan_state *st, const dx_member *m, dx_reader *r, dx_input_i
         rc = dx_scan_chunk(st->scan, data, dlen, &cands, &ncands, st->err);
         if (rc)
             break;
-        for (size_t t = 0; t < c.ntrunc && st->rep->nwarnings < 20; t++) {
-            char w[600];
-            snprintf(w, sizeof w, "%s:%llu: line longer than %u KiB; only its start was read",
-                     m->path, (unsigned long long)c.trunc_lines[t], DX_LINE_MAX >> 10);
-            if ((rc = add_warning(st->rep, w)))
+        for (size_t t = 0; t < c.ntrunc && st->rep->nwarnings < 20; t++)
+            if ((rc = add_warningf(st, "%s:%llu: line longer than %u KiB; only its start was read",
+                                   m->path, (unsigned long long)c.trunc_lines[t],
+                                   DX_LINE_MAX >> 10)))
                 goto done;
-        }
         st->chunk = data;
         uint64_t lineno = c.first_line;
         size_t off = 0, li = 0;
@@ -433,6 +527,16 @@ static int scan_log(scan_state *st, const dx_member *m, dx_reader *r, dx_input_i
             dx_attrib_line(line, len, &a);
             size_t body_end = dx_norm_body_end(line, a.body, len);
             int rank = a.rank >= 0 ? a.rank : a.local_rank >= 0 ? a.local_rank : file_rank;
+            if (rank >= DX_JOB_MAX_RANK) {
+                /* beyond the ranks the model holds: read without a rank, said once */
+                if (!st->rep->wide_ranks++ &&
+                    (rc = add_warningf(st,
+                                       "%s:%llu: rank %d is beyond the %d ranks ddx models; lines "
+                                       "of such ranks are read without their rank",
+                                       m->path, (unsigned long long)lineno, rank, DX_JOB_MAX_RANK)))
+                    goto done;
+                rank = -1;
+            }
             if (a.has_time) {
                 if (a.time.year)
                     st->year = st->year ? st->year : a.time.year;
@@ -462,11 +566,66 @@ static int scan_log(scan_state *st, const dx_member *m, dx_reader *r, dx_input_i
             off += len + 1;
         }
         info->lines = c.first_line + c.nlines - 1;
+        st->bytes += c.len;
+        if (st->job->on_progress)
+            st->job->on_progress(st->job->progress_ud, m->path, st->bytes);
+        if (st->job->max_bytes && st->bytes >= st->job->max_bytes) {
+            st->budget_hit = 1;
+            rc = add_warningf(st,
+                              "%s:%llu: stopped reading here: %llu bytes read, the limit "
+                              "--max-bytes set; the inputs after this point are not read",
+                              m->path, (unsigned long long)info->lines, st->bytes);
+            break;
+        }
     }
     if (!info->bytes)
         info->bytes = dx_reader_bytes(r);
 done:
     dx_norm_fini(&norm);
+    return rc;
+}
+
+/* One flight-recorder dump: read whole (up to DX_FRDUMP_MAX), parsed, kept when it has a rank
+ * the model holds and the job's entries stay under DX_FR_TOTAL_ENTRIES. A dump that cannot be
+ * used is counted (fr_refused) and said in a warning, so no summary speaks for it. */
+static int read_frdump(scan_state *st, const dx_member *m, dx_reader *r, dx_input_info *info,
+                       ddx_error *e)
+{
+    ddx_report *rep = st->rep;
+    char *data = NULL;
+    size_t len = 0;
+    int rc = dx_reader_read_all(r, DX_FRDUMP_MAX, &data, &len, e);
+    if (rc == DDX_OK) {
+        info->bytes = len;
+        if (dx_grow((void **)&rep->fr, &rep->capfr, rep->nfr + 1, sizeof(dx_frdump))) {
+            dx_free(data);
+            return DDX_ENOMEM;
+        }
+        dx_frdump *d = &rep->fr[rep->nfr];
+        rc = dx_frdump_parse(m->name ? m->name : m->path, data, len, d, e);
+        if (rc == DDX_OK && d->rank >= DX_JOB_MAX_RANK)
+            rc = dx_err(e, DDX_EFORMAT,
+                        "%s: rank %d is beyond the %d ranks ddx models; this dump is not "
+                        "compared with the others",
+                        m->path, d->rank, DX_JOB_MAX_RANK);
+        else if (rc == DDX_OK && st->fr_entries + d->nentries > DX_FR_TOTAL_ENTRIES)
+            rc = dx_err(e, DDX_EFORMAT,
+                        "%s: the flight-recorder dumps read so far hold %zu entries, the most "
+                        "ddx keeps (%u); this dump is not compared with the others",
+                        m->path, st->fr_entries, DX_FR_TOTAL_ENTRIES);
+        if (rc == DDX_OK) {
+            rep->nfr++;
+            st->fr_entries += d->nentries;
+            if (d->rank >= 0 &&
+                (add_rank(&info->ranks, &info->nranks, &info->capranks, d->rank, 4096) ||
+                 !dx_job_rank(&rep->job, d->rank)))
+                rc = DDX_ENOMEM;
+        } else
+            dx_frdump_fini(d);
+    }
+    dx_free(data);
+    if (rc && rc != DDX_ENOMEM)
+        rep->fr_refused++;
     return rc;
 }
 
@@ -482,16 +641,16 @@ static int on_member(void *ud, const dx_member *m, dx_reader *r)
         st->err = &e;
         return scan_log(st, m, r, &rep->inputs[st->rescan], (uint32_t)st->rescan, 1);
     }
+    if (rep->ninputs >= DX_INPUTS_MAX) {
+        st->inputs_over++;
+        return DDX_OK;
+    }
     dx_reader_peek(r, &head, &nhead);
     dx_kind kind = dx_input_classify(m->name ? m->name : m->path, head, nhead);
-    if (dx_grow((void **)&rep->inputs, &rep->capinputs, rep->ninputs + 1, sizeof(dx_input_info)))
+    dx_input_info *info = new_input(rep, m->path, kind);
+    if (!info)
         return DDX_ENOMEM;
-    dx_input_info *info = &rep->inputs[rep->ninputs];
-    memset(info, 0, sizeof *info);
-    info->kind = kind;
-    if (!(info->path = dx_strdup(m->path)))
-        return DDX_ENOMEM;
-    uint32_t idx = (uint32_t)rep->ninputs++;
+    uint32_t idx = (uint32_t)(rep->ninputs - 1);
     int rc = DDX_OK;
     ddx_error e = {0};
     if (kind == DX_KIND_CONFIG) {
@@ -502,11 +661,15 @@ static int on_member(void *ud, const dx_member *m, dx_reader *r)
             info->bytes = len;
             for (size_t i = 0; i < len; i++)
                 info->lines += text[i] == '\n';
-            rc = dx_facts_from_config(&rep->facts, m->path, text, len);
+            rc = dx_facts_from_config(&rep->facts, m->path, text, len, &e);
+            if (rc == DDX_EFORMAT) /* not read as a config (too deep): a warning, go on */
+                rc = add_warning(st, e.message);
             if (rc == DDX_OK) {
                 st->rescan = (long)idx;
                 rc = dx_input_walk_buffer(m->path, text, len, on_member, on_warn, st, &e);
                 st->rescan = -1;
+                if (rc == DDX_OK)
+                    rc = st->rc;
             }
         }
         dx_free(text);
@@ -514,41 +677,32 @@ static int on_member(void *ud, const dx_member *m, dx_reader *r)
         st->err = &e;
         rc = scan_log(st, m, r, info, idx, kind == DX_KIND_LOG);
     } else if (kind == DX_KIND_FRDUMP) {
-        char *data = NULL;
-        size_t len = 0;
-        rc = dx_reader_read_all(r, DX_FRDUMP_MAX, &data, &len, &e);
-        if (rc == DDX_OK) {
-            info->bytes = len;
-            if (dx_grow((void **)&rep->fr, &rep->capfr, rep->nfr + 1, sizeof(dx_frdump))) {
-                dx_free(data);
-                return DDX_ENOMEM;
-            }
-            dx_frdump *d = &rep->fr[rep->nfr++];
-            rc = dx_frdump_parse(m->name ? m->name : m->path, data, len, d, &e);
-            if (rc == DDX_OK && d->rank >= 0 &&
-                (add_rank(&info->ranks, &info->nranks, &info->capranks, d->rank, 4096) ||
-                 !dx_job_rank(&rep->job, d->rank)))
-                rc = DDX_ENOMEM;
-        }
-        dx_free(data);
+        rc = read_frdump(st, m, r, info, &e);
     } else {
         info->bytes = m->size_hint;
-        if (kind == DX_KIND_BINARY) {
-            dx_buf w = {0};
-            dx_buf_addf(&w,
-                        "%s: not text; skipped (pass the logs it holds as plain files or an "
-                        "archive)",
-                        m->path);
-            rc = add_warning(rep, dx_buf_cstr(&w));
-            dx_buf_fini(&w);
+        if (kind == DX_KIND_BINARY)
+            rc = add_warningf(st,
+                              "%s: not text; skipped (pass the logs it holds as plain files or "
+                              "an archive)",
+                              m->path);
+        else if (kind == DX_KIND_REPORT) {
+            rep->nreports++;
+            rc = add_warningf(st,
+                              "%s: a report ddx wrote; not read as evidence (save reports "
+                              "outside the job's folder to keep this note away)",
+                              m->path);
         }
     }
+    if (kind != DX_KIND_BINARY && kind != DX_KIND_REPORT)
+        rep->nread++;
     if (rc == DDX_ENOMEM)
         return rc;
     if (rc) {
         /* a member that cannot be read to the end: keep what was read, warn, go on */
-        rc = add_warning(rep, e.message[0] ? e.message : "an input could not be read");
+        rc = add_warning(st, e.message[0] ? e.message : "an input could not be read");
     }
+    if (!rc && st->budget_hit)
+        return DDX_EINVAL; /* stops the walk: read_inputs knows why */
     return rc;
 }
 
@@ -1287,20 +1441,31 @@ static int derive_sanity(dx_facts *f)
 /* ==== the entry point ====================================================================== */
 
 /* Walks every input of the job through on_member. */
+/* An input that cannot be read at all (a file that went away, a damaged archive) is one
+ * unreadable input: a warning, and the others are read. Only memory running out stops. */
 static int read_inputs(ddx_job *job, scan_state *st, ddx_error *err)
 {
-    for (size_t i = 0; i < job->n; i++) {
+    for (size_t i = 0; i < job->n && !st->budget_hit; i++) {
         job_input *in = &job->in[i];
+        const char *name = in->path ? in->path : in->name;
         ddx_error e = {0};
         int rc = in->path ? dx_input_walk(in->path, on_member, on_warn, st, &e)
                           : dx_input_walk_buffer(in->name, in->data, in->len, on_member, on_warn,
                                                  st, &e);
-        if (rc == DDX_ENOMEM)
-            return dx_err(err, rc, "out of memory while reading %s",
-                          in->path ? in->path : in->name);
-        if (rc)
-            return dx_err(err, rc, "%s", e.message);
+        if (rc == DDX_ENOMEM || st->rc == DDX_ENOMEM)
+            return dx_err(err, DDX_ENOMEM, "out of memory while reading %s", name);
+        if (rc && !st->budget_hit) {
+            if ((rc = note_unreadable(st, name)) ||
+                (rc = add_warning(st, e.message[0] ? e.message : "an input could not be read")))
+                return dx_err(err, rc, "out of memory while reading %s", name);
+        }
     }
+    if (st->inputs_over &&
+        add_warningf(st,
+                     "%zu more files or archive members were not read: ddx reads at most %u "
+                     "inputs of one job; pass the ranks' logs that matter",
+                     st->inputs_over, DX_INPUTS_MAX))
+        return dx_err(err, DDX_ENOMEM, "out of memory");
     return DDX_OK;
 }
 
@@ -1374,9 +1539,30 @@ int ddx_job_diagnose(ddx_job *job, int flags, ddx_report **out, ddx_error *err)
         goto fail;
     st.rep = rep;
     st.kb = kb;
+    st.job = job;
     st.rescan = -1;
     if ((rc = read_inputs(job, &st, err)))
         goto fail;
+    if (rep->warnings_dropped) {
+        /* one more than the cap: says how many were not kept */
+        char msg[200];
+        snprintf(msg, sizeof msg,
+                 "%zu more warnings like these were not kept (ddx keeps the first %d)",
+                 rep->warnings_dropped, DX_WARN_KEEP);
+        rep->nwarnings--;
+        char *last = rep->warnings[rep->nwarnings];
+        if ((rc = add_warning_to(rep, job, msg)) ||
+            dx_grow((void **)&rep->warnings, &rep->capwarnings, rep->nwarnings + 1,
+                    sizeof(char *))) {
+            dx_free(last);
+            rc = dx_err(err, DDX_ENOMEM, "out of memory");
+            goto fail;
+        }
+        /* the last warning kept goes back before the summary */
+        rep->warnings[rep->nwarnings] = rep->warnings[rep->nwarnings - 1];
+        rep->warnings[rep->nwarnings - 1] = last;
+        rep->nwarnings++;
+    }
     if ((rc = model_job(rep, st.year))) {
         dx_err(err, rc, "out of memory");
         goto fail;
@@ -1479,6 +1665,10 @@ size_t ddx_report_culprit_ranks(const ddx_report *rep, const int **ranks)
 }
 
 size_t ddx_report_warning_count(const ddx_report *rep) { return rep->nwarnings; }
+
+size_t ddx_report_inputs_read(const ddx_report *rep) { return rep->nread; }
+
+size_t ddx_report_inputs_unreadable(const ddx_report *rep) { return rep->nunreadable; }
 
 const char *ddx_report_warning(const ddx_report *rep, size_t i)
 {

@@ -16,6 +16,7 @@
 #include "unrec.h"
 
 #define DX_HITS_KEEP 4                        /* events kept per signal: the earliest in time */
+#define DX_WARN_KEEP 100                      /* warnings kept (and passed on) per report */
 #define DX_SEQ_LINE ((UINT64_C(1) << 40) - 1) /* the line number part of an event's seq */
 
 typedef struct dx_event {
@@ -109,12 +110,18 @@ struct ddx_report {
     dx_sighits **hits; /* [kb->nsig], each allocated at its signal's first hit */
     dx_tl *timeline;
     size_t ntimeline;
-    char **warnings;
+    char **warnings; /* the first DX_WARN_KEEP warnings; the rest are counted */
     size_t nwarnings, capwarnings;
-    uint64_t noise_lines;   /* lines recognised as known-harmless */
-    int all;                /* DDX_DIAG_ALL was given */
-    dx_job_model job;       /* ranks, timeouts, the launcher's root-cause entry */
-    char **culprit_signals; /* one line per independent signal about the culprit */
+    size_t warnings_dropped; /* warnings over DX_WARN_KEEP, summed up by the last one kept */
+    size_t nunreadable;      /* inputs that could not be read at all */
+    size_t nread;            /* inputs whose text was read (log, env, config, flight recorder) */
+    size_t nreports;         /* ddx's own reports found among the inputs and skipped */
+    size_t fr_refused;       /* flight-recorder dumps that could not be used */
+    int wide_ranks;          /* lines whose rank is beyond the model were seen (warned once) */
+    uint64_t noise_lines;    /* lines recognised as known-harmless */
+    int all;                 /* DDX_DIAG_ALL was given */
+    dx_job_model job;        /* ranks, timeouts, the launcher's root-cause entry */
+    char **culprit_signals;  /* one line per independent signal about the culprit */
     size_t nculprit_signals;
     dx_frdump *fr; /* flight-recorder dumps read from the inputs */
     size_t nfr, capfr;

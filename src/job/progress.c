@@ -364,7 +364,8 @@ static void sr_gap(dx_job_model *jm, sr_state *st, size_t timed, size_t failed)
             ngap++;
         }
     }
-    if (ngap != 1)
+    /* a rank whose log could not be read printed nothing ddx knows of: no gap to name */
+    if (ngap != 1 || (jm->by_rank[gap] && jm->by_rank[gap]->unreadable))
         return;
     st->rank = gap;
     (void)dx_job_rank(jm, gap); /* listed among the ranks, as silent */
@@ -382,7 +383,7 @@ static void sr_quiet(dx_job_model *jm, sr_state *st)
     const dx_rank *q = NULL;
     for (size_t r = 0; r < jm->nby; r++) {
         const dx_rank *x = jm->by_rank[r];
-        if (!x)
+        if (!x || (x->unreadable && !x->lines)) /* its log could not be read: not quiet */
             continue;
         rooted += x->first_error != NULL;
         if (dx_watchdog_timed_out(jm, (int)r))
