@@ -19,6 +19,8 @@ typedef struct cli_args {
     double alpha; /* -1: not given */
     const char *job_id, *user, *partition, *nodes, *start, *end, *cluster;
     int if_failed, save;
+    int strict, quiet; /* diagnose */
+    double max_bytes;  /* diagnose: 0 no limit */
     char **args;
     size_t nargs;
     char **cmd; /* after "--" (watch): the command to run, NULL when none */

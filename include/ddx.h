@@ -124,7 +124,8 @@ DDX_API size_t ddx_report_inputs_unreadable(const ddx_report *rep);
 DDX_API int ddx_report_write_json(const ddx_report *rep, FILE *out, ddx_error *err);
 enum ddx_text_flags {
     DDX_TEXT_COLOR = 1 << 0,
-    DDX_TEXT_VERBOSE = 1 << 1 /* every candidate, every evidence line, facts, timeline */
+    DDX_TEXT_VERBOSE = 1 << 1,    /* every candidate, every evidence line, facts, timeline */
+    DDX_TEXT_NO_WARNINGS = 1 << 2 /* the warnings were shown as they came: only count them */
 };
 DDX_API int ddx_report_write_text(const ddx_report *rep, int flags, FILE *out, ddx_error *err);
 

@@ -175,6 +175,39 @@ static size_t utf8_len(const unsigned char *p, size_t n)
     return len;
 }
 
+/* Whether the valid UTF-8 sequence p[0..len) is a control a terminal acts on: C1 codes (U+0080
+ * to U+009F: an 8-bit CSI starts an escape sequence on many terminals) and the bidirectional
+ * overrides and isolates (U+202A..U+202E, U+2066..U+2069) that reorder what is shown. */
+static int is_wide_control(const unsigned char *p, size_t len)
+{
+    if (len == 2)
+        return p[0] == 0xC2 && p[1] < 0xA0;
+    return len == 3 && p[0] == 0xE2 &&
+           ((p[1] == 0x80 && p[2] >= 0xAA && p[2] <= 0xAE) ||
+            (p[1] == 0x81 && p[2] >= 0xA6 && p[2] <= 0xA9));
+}
+
+/* The text of p[0..n) as it may be shown: one unit at p written to out (1 to 4 bytes); returns
+ * the bytes of p it stands for. Control characters become '?' (a tab a space), C1 codes and
+ * direction overrides '?', invalid UTF-8 U+FFFD. */
+static size_t clean_unit(const unsigned char *p, size_t n, char out[4], size_t *outlen)
+{
+    size_t l = utf8_len(p, n);
+    if (l == 0) {
+        memcpy(out, "\xEF\xBF\xBD", 3); /* U+FFFD */
+        *outlen = 3;
+        return 1;
+    }
+    if ((l == 1 && (p[0] < 0x20 || p[0] == 0x7F)) || is_wide_control(p, l)) {
+        out[0] = p[0] == '\t' ? ' ' : '?';
+        *outlen = 1;
+        return l;
+    }
+    memcpy(out, p, l);
+    *outlen = l;
+    return l;
+}
+
 char *dx_clean_text(const char *s, size_t n, size_t max)
 {
     const unsigned char *p = (const unsigned char *)s;
@@ -187,12 +220,56 @@ char *dx_clean_text(const char *s, size_t n, size_t max)
             dx_buf_add(&b, "...", 3);
             break;
         }
+        char u[4];
+        size_t ul;
+        i += clean_unit(p + i, n - i, u, &ul);
+        dx_buf_add(&b, u, ul);
+    }
+    if (!b.p && dx_buf_add(&b, "", 0) != DDX_OK)
+        return NULL;
+    return b.p;
+}
+
+void dx_clean_write(FILE *out, const char *s, size_t max)
+{
+    const unsigned char *p = (const unsigned char *)s;
+    size_t n = strlen(s), i = 0, w = 0;
+    while (i < n) {
+        char u[4];
+        size_t ul, used = clean_unit(p + i, n - i, u, &ul);
+        if (w + ul > max) {
+            fputs("...", out);
+            return;
+        }
+        /* runs of plain text go out in one piece */
+        if (ul == used && !memcmp(u, p + i, ul)) {
+            size_t j = i + used;
+            while (j < n && w + (j - i) < max) {
+                size_t l2 = clean_unit(p + j, n - j, u, &ul);
+                if (ul != l2 || memcmp(u, p + j, ul) != 0 || w + (j - i) + l2 > max)
+                    break;
+                j += l2;
+            }
+            fwrite(p + i, 1, j - i, out);
+            w += j - i;
+            i = j;
+            continue;
+        }
+        fwrite(u, 1, ul, out);
+        w += ul;
+        i += used;
+    }
+}
+
+char *dx_utf8_dup(const char *s)
+{
+    const unsigned char *p = (const unsigned char *)s;
+    size_t n = strlen(s);
+    dx_buf b = {0};
+    for (size_t i = 0; i < n;) {
         size_t l = utf8_len(p + i, n - i);
         if (l == 0) {
-            dx_buf_add(&b, "\xEF\xBF\xBD", 3); /* U+FFFD */
-            i++;
-        } else if (l == 1 && (p[i] < 0x20 || p[i] == 0x7F)) {
-            dx_buf_addc(&b, p[i] == '\t' ? ' ' : '?');
+            dx_buf_add(&b, "\xEF\xBF\xBD", 3);
             i++;
         } else {
             dx_buf_add(&b, p + i, l);

@@ -137,5 +137,11 @@ DX_HIDDEN int dx_diag_fact_known(const char *name);
 /* Copies text into a new string that is valid UTF-8 without control characters, cut to max
  * bytes at a character boundary (with "..." when cut). */
 DX_HIDDEN char *dx_clean_text(const char *p, size_t n, size_t max);
+/* Writes the NUL-terminated s to out as dx_clean_text would keep it (no control character, C1
+ * code or direction override: nothing an input holds can drive a terminal), cut to max bytes
+ * with "...". For every name and text from an input shown on a terminal. */
+DX_HIDDEN void dx_clean_write(FILE *out, const char *s, size_t max);
+/* A copy of s with invalid UTF-8 replaced by U+FFFD (control characters kept): JSON strings. */
+DX_HIDDEN char *dx_utf8_dup(const char *s);
 
 #endif

@@ -31,7 +31,7 @@
 
 struct dx_scan;
 
-#define DX_JOB_MAX_RANK 65536
+#define DX_JOB_MAX_RANK (1 << 20) /* ranks a job model holds (dense); beyond: read without a rank */
 #define DX_VOTE_RANKS 64
 
 typedef struct dx_rank {
