@@ -10,6 +10,7 @@ typedef struct cli_args {
     const char *kb_dir;
     const char *category;
     double min_top1, min_top3, min_neg, min_culprit; /* -1: no floor */
+    double max_cal_gap;                              /* eval: -1 no limit */
     /* watch */
     const char *events, *output, *on_finding, *on_stall;
     double stall_after, stall_factor, stall_min; /* -1: not given */

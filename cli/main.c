@@ -72,6 +72,7 @@ enum {
     OPT_LIST,
     OPT_MARKDOWN,
     OPT_STRICT,
+    OPT_MAX_CAL_GAP,
     OPT_MAX_BYTES,
     OPT_QUIET = 'q'
 };
@@ -111,6 +112,9 @@ static const cli_opt options[] = {
      "fail when fewer than PCT of negative cases stay clean"},
     {"min-culprit", required_argument, OPT_MIN_CULPRIT, "PCT", CMD_EVAL,
      "fail when culprit-rank accuracy is below PCT"},
+    {"max-calibration-gap", required_argument, OPT_MAX_CAL_GAP, "PTS", CMD_EVAL,
+     "fail when, in a confidence bin of 10 findings or more, the share right is more than PTS "
+     "points from the mean confidence"},
     {"output", required_argument, OPT_OUTPUT, "FILE", CMD_DIAGNOSE | CMD_WATCH,
      "write the report to FILE (watch: ddx's own lines and the final diagnosis; default: "
      "standard error)"},
@@ -576,7 +580,7 @@ int main(int argc, char **argv)
 
     cli_args a = {0};
     a.color = -1;
-    a.min_top1 = a.min_top3 = a.min_neg = a.min_culprit = -1;
+    a.min_top1 = a.min_top3 = a.min_neg = a.min_culprit = a.max_cal_gap = -1;
     a.stall_after = a.stall_factor = a.stall_min = a.alpha = -1;
     a.pid = -1;
     a.cmd = run_cmd;
@@ -636,11 +640,13 @@ int main(int argc, char **argv)
         case OPT_MIN_TOP1:
         case OPT_MIN_TOP3:
         case OPT_MIN_NEG:
-        case OPT_MIN_CULPRIT: {
-            double *dst = c == OPT_MIN_TOP1   ? &a.min_top1
-                          : c == OPT_MIN_TOP3 ? &a.min_top3
-                          : c == OPT_MIN_NEG  ? &a.min_neg
-                                              : &a.min_culprit;
+        case OPT_MIN_CULPRIT:
+        case OPT_MAX_CAL_GAP: {
+            double *dst = c == OPT_MIN_TOP1      ? &a.min_top1
+                          : c == OPT_MIN_TOP3    ? &a.min_top3
+                          : c == OPT_MIN_NEG     ? &a.min_neg
+                          : c == OPT_MAX_CAL_GAP ? &a.max_cal_gap
+                                                 : &a.min_culprit;
             if (parse_pct(optarg, dst))
                 return cli_fail("%s takes a percentage between 0 and 100, not '%s'",
                                 argv[optind - 1], optarg);

@@ -85,6 +85,11 @@ typedef struct dx_finding {
     size_t nranks, capranks;
     dx_checkres *checks;
     size_t nchecks;
+    double raw;   /* the softmax share before calibration: what keeping a finding decides on */
+    int earliest; /* it reads the earliest root failure of the job */
+    const char *capped; /* why its confidence stays below likely (calibration), or NULL */
+    int ctx_pos;        /* context conditions that hold for it (its own framework or setting) */
+    int unexplained;    /* a rank raised an exception of its own that its lines do not include */
 } dx_finding;
 
 typedef struct dx_tl {

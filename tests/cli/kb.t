@@ -11,7 +11,7 @@ $ diagnose --no-builtin --kb tests/data/kb-alt tests/data/kb-alt/examples/a-root
 ? 1
 > a-root  A jammed widget
 > also possible
-> t-alt (possible 0.15)
+> t-alt (possible 0.17)
 
 $ lint tests/data/kb-alt
 ? 0
@@ -37,7 +37,7 @@ $ diagnose --no-builtin --kb tests/data/kb --json tests/data/kb/examples/t-root/
 ? 1
 > "schema": 1
 > "culprit_rank": 1
-> "level": "likely"
+> "level": "confirmed"
 
 $ diagnose --no-builtin --kb tests/data/kb - < tests/data/kb/examples/t-root/two.log
 ? 1
@@ -129,7 +129,7 @@ $ diagnose --verbose tests/data/timing/victim-line-long-before.log
 $ diagnose --no-builtin --kb tests/data/kb tests/data/kb/examples/t-weak/one.log
 ? 1
 > t-weak  A failure line several causes print
-> possible, confidence 0.10
+> possible, confidence 0.49
 
 $ diagnose --no-builtin --kb tests/data/kb tests/data/weak/wrapper.log
 ? 0
