@@ -6,8 +6,10 @@
 
 typedef struct cli_args {
     int json, all, verbose, full, patterns, no_builtin, markdown;
-    int color; /* -1 auto, 0 never, 1 always */
-    const char *kb_dir;
+    int color;               /* -1 auto, 0 never, 1 always */
+    const char *kb_dirs[16]; /* --kb, in order */
+    size_t nkb;
+    int override; /* --override: a --kb reference may replace a built-in one */
     const char *category;
     double min_top1, min_top3, min_neg, min_culprit; /* -1: no floor */
     double max_cal_gap;                              /* eval: -1 no limit */

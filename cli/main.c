@@ -72,6 +72,7 @@ enum {
     OPT_LIST,
     OPT_MARKDOWN,
     OPT_STRICT,
+    OPT_OVERRIDE,
     OPT_MAX_CAL_GAP,
     OPT_MAX_BYTES,
     OPT_QUIET = 'q'
@@ -93,7 +94,10 @@ static const cli_opt options[] = {
     {"verbose", no_argument, OPT_VERBOSE, NULL, CMD_REPORTS | CMD_SHOW | CMD_EVAL | CMD_LINT,
      "say everything: score terms, facts, timeline (eval: every miss; show: patterns, examples)"},
     {"kb", required_argument, OPT_KB, "DIR", CMD_REPORTS | CMD_REFS | CMD_SHOW | CMD_EVAL,
-     "add the references in DIR (<category>/<id>.md) to the built-in ones"},
+     "add the references in DIR (<category>/<id>.md, checked as lint checks them) to the "
+     "built-in ones; may be given more than once"},
+    {"override", no_argument, OPT_OVERRIDE, NULL, CMD_REPORTS | CMD_REFS | CMD_SHOW | CMD_EVAL,
+     "let a --kb reference replace the built-in one with its id"},
     {"no-builtin", no_argument, OPT_NO_BUILTIN, NULL, CMD_REPORTS | CMD_REFS | CMD_SHOW | CMD_EVAL,
      "use only the references given with --kb (to test your own knowledge base)"},
     {"color", required_argument, OPT_COLOR, "WHEN", CMD_REPORTS | CMD_SHOW,
@@ -438,9 +442,10 @@ int cli_text_flags(const cli_args *a, FILE *out)
 int cli_open_kb(const cli_args *a, ddx_kb **kb)
 {
     ddx_error e = {0};
-    if (a->no_builtin && !a->kb_dir)
+    if (a->no_builtin && !a->nkb)
         return cli_fail("--no-builtin needs --kb DIR (the references to use instead)");
-    int rc = a->no_builtin ? ddx_kb_open_dir(kb, a->kb_dir, &e) : ddx_kb_open(kb, a->kb_dir, &e);
+    int flags = (a->no_builtin ? DDX_KB_NO_BUILTIN : 0) | (a->override ? DDX_KB_OVERRIDE : 0);
+    int rc = ddx_kb_open_dirs(kb, a->kb_dirs, a->nkb, flags, &e);
     if (rc != DDX_OK)
         return cli_fail("%s", e.message);
     return 0;
@@ -614,12 +619,14 @@ int main(int argc, char **argv)
             a.markdown = 1;
             break;
         case OPT_KB:
-            /* one folder only: a second --kb would silently replace the first */
-            if (a.kb_dir)
-                return cli_fail("%s: --kb given twice ('%s', '%s'); put the references in one "
-                                "folder (<category>/<id>.md) and pass it once",
-                                cmd->name, a.kb_dir, optarg);
-            a.kb_dir = optarg;
+            if (a.nkb == DX_ARRAY_LEN(a.kb_dirs))
+                return cli_fail("%s: --kb given more than %zu times; put the references in "
+                                "fewer folders",
+                                cmd->name, DX_ARRAY_LEN(a.kb_dirs));
+            a.kb_dirs[a.nkb++] = optarg;
+            break;
+        case OPT_OVERRIDE:
+            a.override = 1;
             break;
         case OPT_CATEGORY:
             a.category = optarg;

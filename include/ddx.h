@@ -56,6 +56,15 @@ DDX_API int ddx_kb_open(ddx_kb **out, const char *user_dir, ddx_error *err);
 DDX_API void ddx_kb_close(ddx_kb *kb);
 /* Loads only the references under dir (no built-in ones): what `ddx lint DIR` checks. */
 DDX_API int ddx_kb_open_dir(ddx_kb **out, const char *dir, ddx_error *err);
+enum ddx_kb_flags {
+    DDX_KB_NO_BUILTIN = 1 << 0, /* only the references of the folders */
+    DDX_KB_OVERRIDE = 1 << 1    /* a folder's reference may replace a built-in one of its id */
+};
+/* The built-in references and those of dirs[0..n) (each <category>/<id>.md, each passing
+ * lint's checks): an id already built in is refused unless DDX_KB_OVERRIDE, an id in two
+ * folders always; err names the file as given. */
+DDX_API int ddx_kb_open_dirs(ddx_kb **out, const char *const *dirs, size_t n, int flags,
+                             ddx_error *err);
 
 DDX_API size_t ddx_kb_count(const ddx_kb *kb);
 /* The JSON of reference i (or of the reference named id): borrowed JSON text, NULL if none. */

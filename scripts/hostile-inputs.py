@@ -266,7 +266,32 @@ write("only-binary/model.bin", bytes(range(256)) * 64)
 # must not count again)
 write("saved-report/rank0.log", rank_log(0, steps=50, fail=False), "w")
 
-# ---- 6. scale: a job of 100,000 ranks --------------------------------------------------------
+# ---- 6. confidence ----------------------------------------------------------------------------
+
+# the failing rank's log alone, then the whole job beside it (plain UTF-8 files): the other
+# ranks time out and report their communicator aborted by the failed peer
+write("plain-rank2/rank2.log", OOM_LOG, "w")
+for r in range(NRANKS):
+    write("plain-job/rank%d.log" % r, rank_log(r, steps=40) + (
+        "" if r == FAILING else
+        "[rank%d]: torch.distributed.DistBackendError: NCCL communicator was aborted on rank "
+        "%d.\n[rank%d]: RuntimeError: NCCL error in: ProcessGroupNCCL.cpp:1970, remote process "
+        "exited or there was a network error, NCCL version 2.20.5\n" % (r, r, r)), "w")
+
+# rank 2's own pid (NCCL's init line) is the process its OOM lists
+write("own-pid/rank2.log",
+      "[rank2]:node1:4242:4242 [2] NCCL INFO comm 0x55d0c3a0 rank 2 nranks 4 cudaDev 2 busId "
+      "41000 - Init COMPLETE\n" + OOM_LOG, "w")
+# one flight-recorder dump; a CUDA memory snapshot (a pickle, no collective entries)
+write("fr-one-dump/nccl_trace_rank_0", pickle.dumps(dump, protocol=2))
+write("fr-one-dump/console.log", OOM_LOG, "w")
+write("fr-snapshot/snapshot.pickle",
+      pickle.dumps({"segments": [{"device": 0, "address": 1 << 40, "total_size": 2 << 20,
+                                  "blocks": [{"size": 1 << 20, "state": "active_allocated"}]}],
+                    "device_traces": [[]]}, protocol=2))
+write("fr-snapshot/console.log", OOM_LOG, "w")
+
+# ---- 7. scale: a job of 100,000 ranks --------------------------------------------------------
 
 with open(path("ranks-100k", "console.log"), "w") as f:
     for r in range(100000):

@@ -834,6 +834,37 @@ static int describe_fact(char *buf, size_t cap, const dx_fact *x)
     return snprintf(buf, cap, "%s = %s, from %s", x->name, x->value, x->path);
 }
 
+/* Whether event e names, in its other_pid capture ("Process 4242 has 77.92 GiB memory in use"
+ * in a CUDA OOM lists every process on the GPU, the rank's own among them), a process of the
+ * job itself: then it is no other process. */
+static int own_pid_event(const ddx_report *rep, const dx_event *e)
+{
+    const char *c = e->caps ? strstr(e->caps, "other_pid=") : NULL;
+    if (!c || (c != e->caps && c[-1] != ' '))
+        return 0;
+    char *end;
+    long long pid = strtoll(c + strlen("other_pid="), &end, 10);
+    if (end == c + strlen("other_pid=") || pid <= 0)
+        return 0;
+    const dx_job_model *jm = &rep->job;
+    for (size_t r = 0; r < jm->nby; r++)
+        if (jm->by_rank[r] && jm->by_rank[r]->pid == pid)
+            return 1;
+    return 0;
+}
+
+/* Whether a signal's hit counts: any event kept, unless every one only names the job's own
+ * processes as another process. */
+static int signal_counts(const ddx_report *rep, const dx_sighits *h)
+{
+    if (!h->count)
+        return 0;
+    for (size_t k = 0; k < h->nev; k++)
+        if (!own_pid_event(rep, &h->ev[k]))
+            return 1;
+    return h->nev == 0;
+}
+
 /* Scores reference r into f; returns 0 with f->ref NULL when it is no candidate. */
 static int score_ref(ddx_report *rep, size_t ri, size_t first_sig, dx_finding *f)
 {
@@ -844,7 +875,8 @@ static int score_ref(ddx_report *rep, size_t ri, size_t first_sig, dx_finding *f
         return DDX_OK;
     int seen = 0;
     for (size_t i = 0; i < r->nsignals; i++)
-        if (hits_of(rep, first_sig + i)->count && r->signals[i].role != DX_ROLE_AGAINST)
+        if (signal_counts(rep, hits_of(rep, first_sig + i)) &&
+            r->signals[i].role != DX_ROLE_AGAINST)
             seen = 1;
     double ctx_sum = 0;
     int ctx_known = 0;
@@ -878,9 +910,12 @@ static int score_ref(ddx_report *rep, size_t ri, size_t first_sig, dx_finding *f
     for (size_t i = 0; i < r->nsignals; i++) {
         const dx_sighits *h = hits_of(rep, first_sig + i);
         const dx_signal *s = &r->signals[i];
-        if (!h->count)
+        if (!signal_counts(rep, h))
             continue;
-        const dx_event *e = &h->ev[0];
+        size_t k0 = 0;
+        while (k0 < h->nev && own_pid_event(rep, &h->ev[k0]))
+            k0++;
+        const dx_event *e = k0 < h->nev ? &h->ev[k0] : &h->ev[0];
         double w = s->role == DX_ROLE_AGAINST ? -s->weight : s->weight;
         rc = add_contrib(f, w, "%s line '%s' at %s%s", dx_role_name(s->role), s->id,
                          where(rep, e, wbuf, sizeof wbuf), h->count > 1 ? " (and more)" : "");
@@ -898,6 +933,8 @@ static int score_ref(ddx_report *rep, size_t ri, size_t first_sig, dx_finding *f
                    (!f->first || event_before(e, f->first)))
             f->first = e;
         for (size_t k = 0; k < h->nev; k++) {
+            if (own_pid_event(rep, &h->ev[k]))
+                continue;
             if (dx_grow((void **)&f->evid, &f->capevid, f->nevid + 1, sizeof(dx_evid)))
                 return DDX_ENOMEM;
             f->evid[f->nevid++] = (dx_evid){&h->ev[k], s, w};
@@ -960,7 +997,7 @@ static int pick_variant(const ddx_report *rep, size_t first_sig, dx_finding *f)
         for (size_t j = 0; j < r->variants[v].nsignals; j++)
             for (size_t i = 0; i < r->nsignals; i++)
                 if (!strcmp(r->signals[i].id, r->variants[v].signals[j]) &&
-                    hits_of(rep, first_sig + i)->count)
+                    signal_counts(rep, hits_of(rep, first_sig + i)))
                     w += r->signals[i].weight + 0.001; /* a weightless signal still selects */
         if (w > best) {
             best = w;

@@ -208,8 +208,7 @@ static int ab_next(src *s, ddx_error *err)
         if (r == ARCHIVE_WARN && !s->ab_len)
             break;
     }
-    if (s->ab_len == 0 && s->ab_warn) {
-        s->ab_warn = 0;
+    if (s->ab_len == 0 && s->ab_warn) { /* (again on every read: the head may have hidden it) */
         s->ab_eof = true;
         return src_fail(s, err, DDX_EFORMAT,
                         "%s: %s; its lines were read all the same, but the member may be "

@@ -744,23 +744,21 @@ static void write_flight_recorder(FILE *out, const ddx_report *rep, int verbose,
     if (rep->fr_refused)
         fprintf(out, ", %zu refused (see the warnings)", rep->fr_refused);
     fputc('\n', out);
-    if (!rep->nfrf) {
-        if (with >= 2) {
-            fputs("  ranks ", out);
-            for (size_t i = 0, k = 0; i < rep->nfr; i++)
-                if (rep->fr[i].nentries > 0) {
-                    k++;
-                    fprintf(out, "%s%d", k == 1 ? "" : k == with ? " and " : ", ", rep->fr[i].rank);
-                }
-            fprintf(out,
-                    " reached the same collectives with the same operations (%zu dumps "
-                    "compared)\n",
-                    with);
-        } else if (with == 1)
-            fputs("  one dump with entries: nothing to compare it with\n", out);
-        else
-            fputs("  no dump holds collective entries: nothing was compared\n", out);
-    }
+    if (with >= 2 && !rep->nfrf) {
+        fputs("  ranks ", out);
+        for (size_t i = 0, k = 0; i < rep->nfr; i++)
+            if (rep->fr[i].nentries > 0) {
+                k++;
+                fprintf(out, "%s%d", k == 1 ? "" : k == with ? " and " : ", ", rep->fr[i].rank);
+            }
+        fprintf(out,
+                " reached the same collectives with the same operations (%zu dumps "
+                "compared)\n",
+                with);
+    } else if (with == 1)
+        fputs("  one dump with entries: nothing to compare it with\n", out);
+    else if (!with)
+        fputs("  no dump holds collective entries: nothing was compared\n", out);
     for (size_t i = 0; i < rep->nfrf && (verbose || i < 3); i++) {
         fprintf(out, "  %s: ", dx_frdump_kind_name(rep->frf[i].kind));
         put(out, rep->frf[i].why);

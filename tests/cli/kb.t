@@ -24,10 +24,32 @@ $ diagnose --no-builtin --kb tests/data/kb-alt tests/data/weak/wrapper-outranks.
 > w-read  A weak reading of a vague failure line
 < w-launch
 
-# One knowledge-base folder: a second --kb is refused, not silently used instead of the first.
+# --kb may be given more than once: every folder's references are used.
 $ diagnose --no-builtin --kb tests/data/kb --kb tests/data/kb-alt tests/data/kb/examples/t-root/one.log
+? 1
+> t-root  A root failure on one rank
+$ diagnose --no-builtin --kb tests/data/kb --kb tests/data/kb-alt tests/data/kb-alt/examples/a-root/one.log
+? 1
+> a-root  A jammed widget
+# an id in two folders is refused, naming both files as given
+$ diagnose --no-builtin --kb tests/data/kb --kb tests/data/kb tests/data/kb/examples/t-root/one.log
 ? 2
-> --kb given twice
+> tests/data/kb/test/t-noise.md: id 't-noise' is given twice
+# a folder with the wrong layout (a category folder, not <category>/<id>.md) is refused
+$ diagnose --kb tests/data/kb/test tests/data/kb/examples/t-root/one.log
+? 2
+> tests/data/kb/test: no references in this folder
+# an id that is a built-in reference is refused unless --override, which replaces it
+$ diagnose --kb tests/data/kb-override tests/data/kb/examples/t-root/one.log
+? 2
+> tests/data/kb-override/cuda/cuda-oom.md: id 'cuda-oom' is a built-in reference; pass --override
+$ refs --kb tests/data/kb-override --override cuda-oom
+? 0
+> A site's own reading of a CUDA out-of-memory error
+# a --kb reference passes lint's checks (a source that is no link is refused)
+$ diagnose --kb tests/data/kb-badsource tests/data/kb/examples/t-root/one.log
+? 2
+> tests/data/kb-badsource/test/t-badsource.md: source 'somewhere on a forum' is not a link
 
 $ diagnose --no-builtin --kb tests/data/kb tests/data/kb/examples/t-symptom
 ? 1
