@@ -3,6 +3,7 @@
 #define DDX_CLI_H
 
 #include "dx.h"
+#include "kb.h"
 
 typedef struct cli_args {
     int json, all, verbose, full, patterns, no_builtin, markdown;
@@ -17,17 +18,23 @@ typedef struct cli_args {
     const char *events, *output, *on_finding, *on_stall;
     double stall_after, stall_factor, stall_min; /* -1: not given */
     long pid;                                    /* -1: not given */
-    /* fleet, record, slurm */
+    /* fleet, record, slurm; html also for diagnose (--html FILE) */
     const char *db, *since, *until, *html;
     double alpha; /* -1: not given */
     const char *job_id, *user, *partition, *nodes, *start, *end, *cluster;
     int if_failed, save;
-    int strict, quiet; /* diagnose */
-    double max_bytes;  /* diagnose: 0 no limit */
+    int strict, quiet;    /* diagnose */
+    double max_bytes;     /* diagnose: 0 no limit */
+    const char *format;   /* diagnose --format: text, json, html (NULL: text) */
+    int port;             /* serve --port, -1: the default */
+    const char *listen;   /* serve --listen, NULL: 127.0.0.1 */
+    double max_upload_mb; /* serve --max-upload, -1: the default */
     char **args;
     size_t nargs;
     char **cmd; /* after "--" (watch): the command to run, NULL when none */
     size_t ncmd;
+    int argc; /* the whole command line, for running ddx-web with it */
+    char **argv;
 } cli_args;
 
 int cli_fail(const char *fmt, ...) DX_PRINTF(1, 2);
@@ -46,5 +53,15 @@ int cli_record(cli_args *a);
 int cli_fleet(cli_args *a);
 int cli_slurm(cli_args *a);
 int cli_facts(cli_args *a);
+/* The web commands: in ddx-web (cli/web_*.c, linked with libmicrohttpd and md4c); the static ddx
+ * runs ddx-web for them (cli/launch.c). */
+int cli_serve(cli_args *a);
+int cli_site(cli_args *a);
+/* Does reference r match `ddx refs` filters: QUERY (id, title, category or summary contain it,
+ * any case; NULL any) and --category (NULL any)? */
+int cli_ref_matches(const dx_ref *r, const char *query, const char *category);
+/* The JSON array of `ddx refs --json [--full] [--category C] [QUERY]`; returns how many. */
+size_t cli_refs_json(FILE *out, const ddx_kb *kb, const char *query, const char *category,
+                     int full);
 
 #endif

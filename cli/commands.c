@@ -9,7 +9,6 @@
 
 #include "diag.h"
 
-#include "kb.h"
 #include "lint.h"
 
 /* ---- diagnose ------------------------------------------------------------------------------ */
@@ -89,11 +88,55 @@ static int write_summary(const ddx_report *rep, FILE *out)
     return ferror(out) ? -1 : 0;
 }
 
+enum { FMT_TEXT, FMT_JSON, FMT_HTML };
+
+static const char *const formats[] = {
+    [FMT_TEXT] = "text", [FMT_JSON] = "json", [FMT_HTML] = "html"};
+
+static int write_report(const ddx_report *rep, int fmt, const cli_args *a, FILE *out, ddx_error *e)
+{
+    switch (fmt) {
+    case FMT_JSON:
+        return ddx_report_write_json(rep, out, e);
+    case FMT_HTML:
+        return ddx_report_write_html(rep, 0, out, e);
+    default:
+        return ddx_report_write_text(rep, cli_text_flags(a, out) | DDX_TEXT_NO_WARNINGS, out, e);
+    }
+}
+
+/* --html FILE: the page, written straight to FILE (which may be /dev/stdout or a pipe). */
+static int write_html_file(const ddx_report *rep, const char *path)
+{
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return cli_fail("--html %s: cannot create it: %s", path, strerror(errno));
+    ddx_error e = {0};
+    int rc = ddx_report_write_html(rep, 0, f, &e);
+    int err = errno;
+    if (fclose(f) && !rc)
+        return cli_fail("--html %s: cannot write it: %s", path, strerror(errno));
+    if (rc)
+        return cli_fail("--html %s: cannot write it: %s", path,
+                        e.message[0] ? e.message : strerror(err));
+    return 0;
+}
+
 int cli_diagnose(cli_args *a)
 {
     if (!a->nargs)
         return cli_fail("diagnose: give at least one PATH (a log, a folder, an archive, or - for "
                         "standard input); see 'ddx diagnose --help'");
+    int fmt = a->json ? FMT_JSON : FMT_TEXT;
+    if (a->format) {
+        for (fmt = 0; fmt < (int)DX_ARRAY_LEN(formats) && strcmp(a->format, formats[fmt]); fmt++)
+            ;
+        if (fmt == (int)DX_ARRAY_LEN(formats))
+            return cli_fail("diagnose: --format takes text, json or html, not '%s'", a->format);
+        if (a->json && fmt != FMT_JSON)
+            return cli_fail("diagnose: --json and --format %s ask for two formats; give one",
+                            a->format);
+    }
     ddx_kb *kb = NULL;
     ddx_job *job = NULL;
     ddx_report *rep = NULL;
@@ -147,17 +190,14 @@ int cli_diagnose(cli_args *a)
                                                      "warnings)"
                                                    : "no file in the paths given",
                  missing ? ", and some paths do not exist" : "");
-        if (a->json && ddx_report_write_json(rep, out, &e) == DDX_OK)
+        if (fmt == FMT_JSON && ddx_report_write_json(rep, out, &e) == DDX_OK)
             fflush(out);
         goto done;
     }
-    int rc;
-    if (a->quiet)
-        rc = write_summary(rep, out) ? DDX_EIO : DDX_OK;
-    else if (a->json)
-        rc = ddx_report_write_json(rep, out, &e);
-    else
-        rc = ddx_report_write_text(rep, cli_text_flags(a, out) | DDX_TEXT_NO_WARNINGS, out, &e);
+    if (a->html && write_html_file(rep, a->html))
+        goto done;
+    int rc = a->quiet ? (write_summary(rep, out) ? DDX_EIO : DDX_OK)
+                      : write_report(rep, fmt, a, out, &e);
     if (rc || fflush(out) || ferror(out)) {
         cli_fail("cannot write the report%s%s: %s", a->output ? " to " : "",
                  a->output ? a->output : "", e.message[0] ? e.message : strerror(errno));
@@ -202,6 +242,29 @@ static int icontains(const char *hay, const char *needle)
     return n == 0;
 }
 
+int cli_ref_matches(const dx_ref *r, const char *q, const char *category)
+{
+    if (category && strcmp(category, r->category) != 0)
+        return 0;
+    return !q || icontains(r->id, q) || icontains(r->title, q) || icontains(r->category, q) ||
+           icontains(r->summary, q);
+}
+
+size_t cli_refs_json(FILE *out, const ddx_kb *kb, const char *q, const char *category, int full)
+{
+    ddx_error e = {0};
+    size_t shown = 0;
+    fputs("[", out);
+    for (size_t i = 0; i < kb->nrefs; i++) {
+        if (!cli_ref_matches(kb->refs[i], q, category))
+            continue;
+        fputs(shown++ ? ",\n" : "\n", out);
+        ddx_kb_write_ref_json(kb, i, full, out, &e);
+    }
+    fputs("]\n", out);
+    return shown;
+}
+
 int cli_refs(cli_args *a)
 {
     if (a->nargs > 1)
@@ -210,30 +273,21 @@ int cli_refs(cli_args *a)
     ddx_kb *kb = NULL;
     if (cli_open_kb(a, &kb))
         return 2;
-    ddx_error e = {0};
     size_t shown = 0;
     if (a->json && !a->patterns)
-        fputs("[", stdout);
-    for (size_t i = 0; i < kb->nrefs; i++) {
+        shown = cli_refs_json(stdout, kb, q, a->category, a->full);
+    for (size_t i = 0; i < kb->nrefs && !(a->json && !a->patterns); i++) {
         const dx_ref *r = kb->refs[i];
-        if (a->category && strcmp(a->category, r->category) != 0)
-            continue;
-        if (q && !icontains(r->id, q) && !icontains(r->title, q) && !icontains(r->category, q) &&
-            !icontains(r->summary, q))
+        if (!cli_ref_matches(r, q, a->category))
             continue;
         if (a->patterns) {
             for (size_t k = 0; k < r->nsignals; k++)
                 printf("%s\n", r->signals[k].pattern);
-        } else if (a->json) {
-            fputs(shown ? ",\n" : "\n", stdout);
-            ddx_kb_write_ref_json(kb, i, a->full, stdout, &e);
         } else
             printf("%-42s %-18s %s\n", r->id, r->category, r->title);
         shown++;
     }
-    if (a->json && !a->patterns)
-        fputs("]\n", stdout);
-    if (!shown) {
+    if (!shown && !(a->json && !a->patterns)) {
         fputs("ddx: no reference matches", stderr);
         if (q) {
             fputc(' ', stderr);

@@ -1,5 +1,5 @@
 /* main.c -- the ddx command line: diagnose, watch, slurm, record, fleet, refs, show, lint, eval,
- * facts.
+ * facts, serve, site.
  *
  * The only code that prints usage or calls exit. One table of options drives getopt_long and
  * every command's --help; each command is a function over the public API (include/ddx.h) plus
@@ -27,7 +27,9 @@ enum {
     CMD_FLEET = 1 << 7,
     CMD_SLURM = 1 << 8,
     CMD_FACTS = 1 << 9,
-    CMD_ALL = 0x3ff
+    CMD_SERVE = 1 << 10,
+    CMD_SITE = 1 << 11,
+    CMD_ALL = 0xfff
 };
 #define CMD_REPORTS (CMD_DIAGNOSE | CMD_WATCH | CMD_SLURM) /* commands that print a diagnosis */
 
@@ -75,6 +77,10 @@ enum {
     OPT_OVERRIDE,
     OPT_MAX_CAL_GAP,
     OPT_MAX_BYTES,
+    OPT_FORMAT,
+    OPT_PORT,
+    OPT_LISTEN,
+    OPT_MAX_UPLOAD,
     OPT_QUIET = 'q'
 };
 
@@ -90,16 +96,27 @@ typedef struct cli_opt {
 static const cli_opt options[] = {
     {"json", no_argument, OPT_JSON, NULL, CMD_REPORTS | CMD_REFS | CMD_SHOW | CMD_EVAL | CMD_FLEET,
      "write JSON (for diagnose: the contract in docs/json.md)"},
+    {"format", required_argument, OPT_FORMAT, "FMT", CMD_DIAGNOSE,
+     "text (default), json (= --json) or html (one self-contained page) on standard output"},
     {"all", no_argument, OPT_ALL, NULL, CMD_REPORTS, "also report low-confidence candidates"},
     {"verbose", no_argument, OPT_VERBOSE, NULL, CMD_REPORTS | CMD_SHOW | CMD_EVAL | CMD_LINT,
      "say everything: score terms, facts, timeline (eval: every miss; show: patterns, examples)"},
-    {"kb", required_argument, OPT_KB, "DIR", CMD_REPORTS | CMD_REFS | CMD_SHOW | CMD_EVAL,
+    {"kb", required_argument, OPT_KB, "DIR",
+     CMD_REPORTS | CMD_REFS | CMD_SHOW | CMD_EVAL | CMD_SERVE | CMD_SITE,
      "add the references in DIR (<category>/<id>.md, checked as lint checks them) to the "
      "built-in ones; may be given more than once"},
-    {"override", no_argument, OPT_OVERRIDE, NULL, CMD_REPORTS | CMD_REFS | CMD_SHOW | CMD_EVAL,
+    {"override", no_argument, OPT_OVERRIDE, NULL,
+     CMD_REPORTS | CMD_REFS | CMD_SHOW | CMD_EVAL | CMD_SERVE | CMD_SITE,
      "let a --kb reference replace the built-in one with its id"},
-    {"no-builtin", no_argument, OPT_NO_BUILTIN, NULL, CMD_REPORTS | CMD_REFS | CMD_SHOW | CMD_EVAL,
+    {"no-builtin", no_argument, OPT_NO_BUILTIN, NULL,
+     CMD_REPORTS | CMD_REFS | CMD_SHOW | CMD_EVAL | CMD_SERVE | CMD_SITE,
      "use only the references given with --kb (to test your own knowledge base)"},
+    {"port", required_argument, OPT_PORT, "N", CMD_SERVE,
+     "the TCP port (default 8080; 0: any free port, printed at start)"},
+    {"listen", required_argument, OPT_LISTEN, "ADDR", CMD_SERVE,
+     "the address to listen on (default 127.0.0.1: this machine only)"},
+    {"max-upload", required_argument, OPT_MAX_UPLOAD, "MB", CMD_SERVE,
+     "the largest upload accepted, in MiB (default 64); read in memory, never written to disk"},
     {"color", required_argument, OPT_COLOR, "WHEN", CMD_REPORTS | CMD_SHOW,
      "auto (default: on a terminal unless NO_COLOR is set), always or never"},
     {"no-color", no_argument, OPT_NO_COLOR, NULL, CMD_REPORTS | CMD_SHOW, "same as --color=never"},
@@ -148,8 +165,8 @@ static const cli_opt options[] = {
      "jobs that ended since WHEN: 7d, 12h, 30m, or a date (2024-05-01[T12:00:00Z]); default 7d"},
     {"until", required_argument, OPT_UNTIL, "WHEN", CMD_FLEET,
      "jobs that ended before WHEN (default: now)"},
-    {"html", required_argument, OPT_HTML, "FILE", CMD_FLEET,
-     "also write the report as one self-contained HTML page"},
+    {"html", required_argument, OPT_HTML, "FILE", CMD_DIAGNOSE | CMD_FLEET,
+     "also write the report as one self-contained HTML page to FILE"},
     {"alpha", required_argument, OPT_ALPHA, "P", CMD_FLEET,
      "family-wise error rate of the bad-host test (default 0.01; docs/fleet.md)"},
     {"job-id", required_argument, OPT_JOB_ID, "ID", CMD_RECORD,
@@ -249,6 +266,19 @@ static const command commands[] = {
      "facts it publishes and its patterns (with their sources), then the culprit policy: each\n"
      "vote's source, its precedence and the reason a report gives when it decides.",
      cli_facts},
+    {"serve", CMD_SERVE, "ddx serve [OPTIONS]",
+     "browse and search the catalogue, and diagnose uploaded logs, in a browser",
+     "Serve the catalogue as a local website: references by category with search, each\n"
+     "reference's page, a page to paste or upload a log (or an archive) and see the HTML report,\n"
+     "and the CLI's JSON under /api/ (refs, refs/ID, diagnose). Listens on 127.0.0.1 unless\n"
+     "--listen names another address. Uploads are read in memory, size-capped, never stored.\n"
+     "Stop it with Ctrl-C.",
+     cli_serve},
+    {"site", CMD_SITE, "ddx site [OPTIONS] DIR",
+     "write the catalogue as static pages to DIR (for an internal wiki or GitHub Pages)",
+     "Write the catalogue as static HTML pages to DIR (created if missing): DIR/index.html with\n"
+     "search, and DIR/ref/ID.html for each reference, with the same look as 'ddx serve'.",
+     cli_site},
 };
 
 static void print_options(FILE *out, unsigned bit)
@@ -286,6 +316,8 @@ static void usage_main(FILE *out)
           "  ddx fleet report --since 7d        failure classes and bad hosts across jobs\n"
           "  ddx refs nccl                      references about NCCL\n"
           "  ddx show cuda-oom                  one reference\n"
+          "  ddx diagnose --html r.html logs/   also write the report as one HTML page\n"
+          "  ddx serve                          the catalogue at http://127.0.0.1:8080/\n"
           "\nOther options: --version, --help.\n",
           out);
 }
@@ -590,6 +622,8 @@ int main(int argc, char **argv)
     a.pid = -1;
     a.cmd = run_cmd;
     a.ncmd = nrun;
+    a.port = -1;
+    a.max_upload_mb = -1;
     int c;
     optind = 2;
     opterr = 0;
@@ -631,6 +665,29 @@ int main(int argc, char **argv)
         case OPT_CATEGORY:
             a.category = optarg;
             break;
+        case OPT_FORMAT:
+            a.format = optarg;
+            break;
+        case OPT_LISTEN:
+            a.listen = optarg;
+            break;
+        case OPT_PORT: {
+            char *end;
+            long v = strtol(optarg, &end, 10);
+            if (end == optarg || *end || v < 0 || v > 65535)
+                return cli_fail("--port takes a number from 0 to 65535, not '%s'", optarg);
+            a.port = (int)v;
+            break;
+        }
+        case OPT_MAX_UPLOAD: {
+            char *end;
+            double v = strtod(optarg, &end);
+            if (end == optarg || *end || !(v > 0) || v > 4096)
+                return cli_fail("--max-upload takes a size in MiB from 0 to 4096, not '%s'",
+                                optarg);
+            a.max_upload_mb = v;
+            break;
+        }
         case OPT_NO_COLOR:
             a.color = 0;
             break;
@@ -759,6 +816,8 @@ int main(int argc, char **argv)
             return 2;
         }
     }
+    a.argc = argc;
+    a.argv = argv;
     a.args = argv + optind;
     a.nargs = (size_t)(argc - optind);
     return finish(cmd->run(&a));

@@ -191,6 +191,25 @@ typedef struct sjob {
     char id[64];
 } sjob;
 
+/* Half-second tries while a job reads COMPLETING without its nodes: 30 s in all. */
+enum { COMPLETING_TRIES = 60 };
+
+static int slurm_str_is(dx_str s, const char *lit)
+{
+    return s.n == strlen(lit) && !memcmp(s.p, lit, s.n);
+}
+
+static int still_completing(const sjob *j)
+{
+    for (size_t i = 0; i < j->nrec && i < RECS_MAX; i++) {
+        const dx_slurm_rec *r = &j->recs[i];
+        if (slurm_str_is(r->state, "COMPLETING") &&
+            (!r->node_list.n || slurm_str_is(r->node_list, "(null)")))
+            return 1;
+    }
+    return 0;
+}
+
 static int load_job(const char *id, sjob *j)
 {
     dx_buf err = {0};
@@ -198,6 +217,17 @@ static int load_job(const char *id, sjob *j)
     int rc = run_capture(sc, &j->text, &err);
     if (rc == 0)
         j->nrec = dx_slurm_parse(j->text.p, j->text.n, j->recs, RECS_MAX);
+    /* A job still completing (its epilog runs, its nodes are being released) may show no nodes
+     * yet: ask again for a while, as the epilog's ddx runs the moment the job ends. */
+    for (int tries = 0; rc == 0 && tries < COMPLETING_TRIES && still_completing(j); tries++) {
+        nanosleep(&(struct timespec){.tv_nsec = 500000000L}, NULL);
+        j->text.n = 0;
+        err.n = 0;
+        j->nrec = 0;
+        rc = run_capture(sc, &j->text, &err);
+        if (rc == 0)
+            j->nrec = dx_slurm_parse(j->text.p, j->text.n, j->recs, RECS_MAX);
+    }
     if (!j->nrec) {
         /* slurmctld forgets a job MinJobAge seconds after it ends: ask the accounting */
         dx_buf serr = {0};

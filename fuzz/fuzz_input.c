@@ -18,9 +18,12 @@ static void check_msg(const char *msg)
         __builtin_trap();
 }
 
-static void on_warn(void *ud, const char *msg)
+static void on_warn(void *ud, dx_warn_kind kind, const char *path, const char *msg)
 {
     (void)ud;
+    if (kind != DX_WARN_NOTE && kind != DX_WARN_DAMAGED && kind != DX_WARN_UNREADABLE)
+        __builtin_trap();
+    check_msg(path);
     check_msg(msg);
 }
 

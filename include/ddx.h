@@ -137,6 +137,16 @@ enum ddx_text_flags {
     DDX_TEXT_NO_WARNINGS = 1 << 2 /* the warnings were shown as they came: only count them */
 };
 DDX_API int ddx_report_write_text(const ddx_report *rep, int flags, FILE *out, ddx_error *err);
+enum ddx_html_flags {
+    /* the page sits in the catalogue site (ddx serve): reference ids link to ref/<id>.html and
+       the header links the catalogue and the upload page */
+    DDX_HTML_SITE = 1 << 0
+};
+/* The report as one self-contained HTML page (inline style and SVG drawings, no script, no
+ * request): the finding, the culprit rank, a per-rank timeline and series plots, evidence with
+ * the lines around it, checks, fix, neighbours, sources, ranks, facts and inputs. Every byte
+ * taken from an input is escaped. A few hundred KB at most, whatever the size of the job. */
+DDX_API int ddx_report_write_html(const ddx_report *rep, int flags, FILE *out, ddx_error *err);
 
 #ifdef __cplusplus
 }

@@ -24,6 +24,7 @@
 #include <math.h>
 #include <sys/stat.h>
 
+#include "jobview.h"
 #include "job/culprit.h"
 #include "job/launchers.h"
 #include "job/steps.h"
@@ -283,6 +284,17 @@ char *dx_utf8_dup(const char *s)
 
 /* ==== reading ============================================================================== */
 
+/* Where the line being recorded sits, for the lines around it: the chunk's text [lo, hi) of
+ * whole lines, the line's index among them, and each line's number (first[i] when the chunk's
+ * lines are logical ones that may span several physical lines, else the line's number plus its
+ * offset from the recorded one). */
+typedef struct ctx_src {
+    const char *lo, *hi;
+    const uint64_t *first; /* NULL: consecutive numbers from line */
+    size_t idx;
+    uint64_t line;
+} ctx_src;
+
 typedef struct scan_state {
     ddx_report *rep;
     const ddx_kb *kb;
@@ -297,6 +309,7 @@ typedef struct scan_state {
     int budget_hit;           /* max_bytes was reached: the walk stops */
     size_t fr_entries;        /* flight-recorder entries kept so far, over every dump */
     size_t inputs_over;       /* members not read because of DX_INPUTS_MAX */
+    ctx_src ctx;              /* the line being read in its chunk, for the lines around an event */
 } scan_state;
 
 /* Keeps a warning (the first DX_WARN_KEEP; the rest are counted) and passes it on to the job's
@@ -423,7 +436,56 @@ static void event_fini(dx_event *e)
 {
     dx_free(e->text);
     dx_free(e->caps);
-    e->text = e->caps = NULL;
+    dx_free(e->before);
+    dx_free(e->after);
+    e->text = e->caps = e->before = e->after = NULL;
+}
+
+static uint64_t ctx_number(const ctx_src *c, long delta)
+{
+    return c->first ? c->first[(long)c->idx + delta] : (uint64_t)((long long)c->line + delta);
+}
+
+/* Up to DX_CONTEXT_LINES lines of the chunk just before (before) or after the line at
+ * [at, at + len), each "NUMBER\tTEXT" with TEXT cleaned like an event's, joined by '\n'. NULL
+ * when there are none; *oom set when memory ran out. */
+static char *context_lines(const ctx_src *c, const char *at, size_t len, int before, int *oom)
+{
+    dx_str v[DX_CONTEXT_LINES];
+    size_t n = 0;
+    if (before) {
+        const char *end = at > c->lo ? at - 1 : c->lo; /* the '\n' ending the line before */
+        while (n < DX_CONTEXT_LINES && end > c->lo) {
+            const char *nl = memrchr(c->lo, '\n', (size_t)(end - c->lo));
+            const char *start = nl ? nl + 1 : c->lo;
+            v[n++] = (dx_str){start, (size_t)(end - start)};
+            end = nl ? nl : c->lo;
+        }
+    } else {
+        const char *p = at + len + 1;
+        while (n < DX_CONTEXT_LINES && p < c->hi) {
+            const char *nl = memchr(p, '\n', (size_t)(c->hi - p));
+            const char *end = nl ? nl : c->hi;
+            v[n++] = (dx_str){p, (size_t)(end - p)};
+            p = end + 1;
+        }
+    }
+    dx_buf b = {0};
+    for (size_t k = 0; k < n; k++) {
+        /* reading order: the lines before were found nearest first */
+        size_t i = before ? n - 1 - k : k;
+        long delta = before ? -(long)(i + 1) : (long)(i + 1);
+        char *t = dx_clean_text(v[i].p, v[i].n, 300);
+        if (!t || (k && dx_buf_addc(&b, '\n')) ||
+            dx_buf_addf(&b, "%llu\t%s", (unsigned long long)ctx_number(c, delta), t)) {
+            dx_free(t);
+            dx_buf_fini(&b);
+            *oom = 1;
+            return NULL;
+        }
+        dx_free(t);
+    }
+    return n ? (char *)dx_buf_cstr(&b) : NULL;
 }
 
 static const dx_sighits no_hits;
@@ -434,6 +496,8 @@ static const dx_sighits *hits_of(const ddx_report *rep, size_t s)
     return rep->hits[s] ? rep->hits[s] : &no_hits;
 }
 
+/* Records a confirmed hit of signal sig on line (len bytes, in the chunk st->ctx describes) as an
+ * event, when it is among the signal's earliest. */
 static int record_hit(scan_state *st, uint32_t sig, const dx_event *proto, const char *line,
                       size_t len)
 {
@@ -476,9 +540,17 @@ static int record_hit(scan_state *st, uint32_t sig, const dx_event *proto, const
         dx_free(val);
     }
     e->caps = caps.p;
+    e->before = e->after = NULL;
     h->nev++;
     if (!e->text)
         return DDX_ENOMEM;
+    if (st->kb->sigs[sig]->role != DX_ROLE_NOISE) {
+        int oom = 0;
+        e->before = context_lines(&st->ctx, line, len, 1, &oom);
+        e->after = context_lines(&st->ctx, line, len, 0, &oom);
+        if (oom)
+            return DDX_ENOMEM;
+    }
     return DDX_OK;
 }
 
@@ -591,6 +663,7 @@ static int scan_log(scan_state *st, const dx_member *m, dx_reader *r, dx_input_i
                                    DX_LINE_MAX >> 10)))
                 goto done;
         st->chunk = data;
+        st->ctx = (ctx_src){data, data + dlen, logical ? norm.first : NULL, 0, 0};
         uint64_t lineno = c.first_line;
         size_t off = 0, li = 0;
         while (off < dlen) {
@@ -628,8 +701,11 @@ static int scan_log(scan_state *st, const dx_member *m, dx_reader *r, dx_input_i
             last_rank = rank;
             dx_line l = {rank, &a, m->path, lineno, ((uint64_t)input_index << 40) | lineno,
                          line, len};
-            if (as_log && (rc = dx_job_line(&st->rep->job, &l)))
+            if (as_log && ((rc = dx_job_line(&st->rep->job, &l)) ||
+                           (rc = dx_view_note_line(st->rep, rank, l.seq, &a))))
                 goto done;
+            st->ctx.idx = li - 1;
+            st->ctx.line = lineno;
             dx_event proto = {0};
             proto.input = input_index;
             proto.line = lineno;
@@ -1838,6 +1914,7 @@ void ddx_report_free(ddx_report *rep)
         dx_frdump_fini(&rep->fr[i]);
     dx_free(rep->fr);
     dx_facts_fini(&rep->facts);
+    dx_view_fini(rep);
     dx_free(rep);
 }
 

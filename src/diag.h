@@ -30,7 +30,13 @@ typedef struct dx_event {
     uint64_t seq; /* order of reading: input then line */
     char *text;   /* the line, cleaned for output (valid UTF-8, at most 400 bytes) */
     char *caps;   /* "name=value, ..." of the named captures, or NULL */
+    /* up to DX_CONTEXT_LINES lines before and after it, as read in the same chunk: each
+       "NUMBER\tTEXT" with TEXT cleaned like text, joined by '\n'; NULL when none (noise lines
+       keep none) */
+    char *before, *after;
 } dx_event;
+
+#define DX_CONTEXT_LINES 3
 
 typedef struct dx_sighits {
     uint64_t count;
@@ -132,6 +138,8 @@ struct ddx_report {
     size_t nfr, capfr;
     dx_fr_finding frf[16]; /* their comparison across ranks, earliest sequence first */
     size_t nfrf;
+    struct dx_span *spans; /* [nspans] by rank: where each rank's lines start and end (jobview.c) */
+    size_t nspans;
 };
 
 DX_HIDDEN const char *dx_level_name(double confidence);

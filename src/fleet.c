@@ -334,6 +334,12 @@ typedef struct jobrow {
     char idbuf[32];
 } jobrow;
 
+static int is_loopback(const char *h)
+{
+    return !strcmp(h, "localhost") || !strncmp(h, "127.", 4) || !strcmp(h, "::1") ||
+           !strncmp(h, "localhost.", 10);
+}
+
 /* The host of the culprit rank: the report's own (a rank's host read from its lines), else
  * the job's task layout. */
 static const char *culprit_host(const json_t *root, const json_t *job, long long cr)
@@ -345,8 +351,10 @@ static const char *culprit_host(const json_t *root, const json_t *job, long long
     size_t i;
     json_array_foreach(ranks, i, x)
     {
-        if (json_integer_value(json_object_get(x, "rank")) == cr && jstr(x, "host"))
-            return jstr(x, "host");
+        const char *rh = jstr(x, "host");
+        /* a loopback name (torchelastic's table on a one-node run) names no node of the fleet */
+        if (json_integer_value(json_object_get(x, "rank")) == cr && rh && !is_loopback(rh))
+            return rh;
     }
     json_t *tasks = json_object_get(job, "task_nodes");
     if (cr >= 0 && json_is_array(tasks) && (size_t)cr < json_array_size(tasks))

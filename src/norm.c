@@ -13,7 +13,7 @@
  *   - hard wraps: when several lines of a chunk stop at exactly the same width (a terminal's
  *     or a tracker's), mid-text, a line at that width is joined with the line after it;
  *   - Markdown quotes: a log pasted into an issue as a quote ("> " before most lines) is read
- *     without the quote marks;
+ *     without the quote marks; colours that syslog wrote out as "#033[..m" are dropped;
  *   - cluster suffixes: Ray's " [repeated 3x across cluster]" is not part of the message
  *     (dx_norm_body_end, used when an anchored pattern is confirmed on a line's body).
  * A chunk that needs none of this is left alone (dx_norm_chunk returns 0) at the cost of one
@@ -286,7 +286,11 @@ static int table_end(char c)
 /* Whether physical line a (at the wrap width) continues on line b. */
 static int continues(const pline *a, const pline *b)
 {
-    if (!b->len || isspace((unsigned char)b->p[0]) || table_end(a->p[a->len - 1]))
+    /* an indented line is a frame or a block of its own; a single blank is where the terminal
+       cut the text just before a space */
+    if (!b->len ||
+        (isspace((unsigned char)b->p[0]) && (b->len < 2 || isspace((unsigned char)b->p[1]))) ||
+        table_end(a->p[a->len - 1]))
         return 0;
     if (a->len >= SAME_START && b->len >= SAME_START && !memcmp(a->p, b->p, SAME_START))
         return 0;
@@ -320,6 +324,47 @@ static size_t wrap_width(const pline *v, size_t nl)
     return cont >= 2 || (cont == 1 && midword && is_common) ? w : 0;
 }
 
+/* ==== syslog's escapes ===================================================================== */
+
+/* Rewrites every line of v holding "#033[" without its "#033[...X" sequences, into out (the
+ * lines then point into out, which must outlive them). */
+static int drop_syslog_colours(pline *v, size_t nl, dx_buf *out)
+{
+    size_t *off = dx_calloc(nl ? nl : 1, sizeof *off);
+    if (!off)
+        return DDX_ENOMEM;
+    for (size_t i = 0; i < nl; i++) {
+        off[i] = SIZE_MAX;
+        if (!memmem(v[i].p, v[i].len, "#033[", 5))
+            continue;
+        off[i] = out->n;
+        size_t start = out->n;
+        for (size_t k = 0; k < v[i].len; k++) {
+            if (k + 5 <= v[i].len && !memcmp(v[i].p + k, "#033[", 5)) {
+                size_t j = k + 5;
+                while (j < v[i].len && (isdigit((unsigned char)v[i].p[j]) || v[i].p[j] == ';'))
+                    j++;
+                if (j < v[i].len && isalpha((unsigned char)v[i].p[j])) {
+                    k = j;
+                    continue;
+                }
+            }
+            if (dx_buf_addc(out, v[i].p[k])) {
+                dx_free(off);
+                return DDX_ENOMEM;
+            }
+        }
+        v[i].len = out->n - start;
+    }
+    for (size_t i = 0; i < nl; i++)
+        if (off[i] != SIZE_MAX) {
+            v[i].p = out->p ? out->p + off[i] : "";
+            v[i].len = trim_blank(v[i].p, 0, v[i].len);
+        }
+    dx_free(off);
+    return DDX_OK;
+}
+
 /* ==== the chunk ============================================================================ */
 
 int dx_norm_chunk(dx_norm *n, const char *data, size_t len, uint64_t first_line)
@@ -344,15 +389,24 @@ int dx_norm_chunk(dx_norm *n, const char *data, size_t len, uint64_t first_line)
         p += l + 1;
     }
     /* a log pasted as a Markdown quote: most lines start with '>' */
-    int unquote = filled >= 2 && quoted * 10 >= filled * 6;
+    int unquote = filled && quoted * 10 >= filled * 6;
     for (i = 0; unquote && i < nl; i++)
         if (v[i].len && v[i].p[0] == '>') {
             size_t k = v[i].len > 1 && v[i].p[1] == ' ' ? 2 : 1;
             v[i].p += k;
             v[i].len -= k;
         }
+    /* a log that went through syslog (rsyslog, a journal's text export) shows the escape
+       character as "#033": "#033[2m(raylet)#033[0m" is a colour, not text, and takes no
+       column of the terminal's width */
+    dx_buf esc = {0};
+    int unesc = memmem(data, len, "#033[", 5) != NULL;
+    if (unesc && drop_syslog_colours(v, nl, &esc)) {
+        dx_free(v);
+        return DDX_ENOMEM;
+    }
     size_t w = wrap_width(v, nl);
-    if (!has_cr && !has_bs && !w && !unquote) {
+    if (!has_cr && !has_bs && !w && !unquote && !unesc) {
         dx_free(v);
         return 0;
     }
@@ -366,10 +420,13 @@ int dx_norm_chunk(dx_norm *n, const char *data, size_t len, uint64_t first_line)
                continues(&v[i + k - 1], &v[i + k]))
             k++;
         const char *p = v[i].p;
-        size_t l = (size_t)(data + len - p);
-        const char *e = memchr(p, '\n', l);
-        l = e ? (size_t)(e - p) : l;
-        changed |= unquote && p > data && p[-1] != '\n'; /* its quote mark was taken off */
+        size_t l = v[i].len; /* a line rewritten without its colours lies outside data */
+        if (p >= data && p < data + len) {
+            const char *e = memchr(p, '\n', (size_t)(data + len - p));
+            l = e ? (size_t)(e - p) : (size_t)(data + len - p);
+        }
+        /* its quote mark or its colours were taken off */
+        changed |= p < data || p >= data + len || (p > data && p[-1] != '\n');
         if (k > 1) {
             joined.n = 0;
             for (size_t j = 0; j < k && !rc; j++)
@@ -388,6 +445,7 @@ int dx_norm_chunk(dx_norm *n, const char *data, size_t len, uint64_t first_line)
     }
     dx_buf_fini(&tmp);
     dx_buf_fini(&joined);
+    dx_buf_fini(&esc);
     dx_free(v);
     if (rc)
         return rc;

@@ -18,8 +18,10 @@ set -u
 # the detached part (see the end): wait a moment, note the job, run ddx
 if [ "${1:-}" = --detached ]; then
     shift
-    log=$1 job=$2
-    shift 2
+    ready=$1 log=$2 job=$3
+    shift 3
+    # in a session of our own now: tell the epilog it may return
+    rm -f "$ready"
     sleep "${DDX_DELAY:-1}"
     echo "$(date -u +%Y-%m-%dT%H:%M:%SZ) job $job: $*" >>"$log"
     exec "$@" "$job" </dev/null >/dev/null 2>>"$log"
@@ -62,6 +64,15 @@ set -- "$ddx" slurm --if-failed
 [ -n "$db" ] && set -- "$@" --db "$db"
 
 # In a session of its own (Slurm kills the epilog's process group when the epilog returns),
-# and the epilog returns now; ddx writes its messages to the log.
-cd / && setsid -f sh "$0" --detached "$log" "$job" "$@" </dev/null >/dev/null 2>&1
+# and the epilog returns once the detached part has left that group (setsid -f returns before
+# its child has called setsid(): returning at once could let Slurm kill it first); ddx writes
+# its messages to the log.
+ready=$(mktemp "${TMPDIR:-/tmp}/ddx-epilog.XXXXXX") || exit 0
+cd / && setsid -f sh "$0" --detached "$ready" "$log" "$job" "$@" </dev/null >/dev/null 2>&1
+i=0
+while [ -e "$ready" ] && [ $i -lt 100 ]; do
+    sleep 0.1
+    i=$((i + 1))
+done
+rm -f "$ready"
 exit 0

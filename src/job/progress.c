@@ -543,6 +543,17 @@ static int br_hit(dx_job_model *jm, void *stp, size_t row, const dx_hit *h)
     return DDX_OK;
 }
 
+int dx_progress_timeout_at(const dx_job_model *jm, int rank, dx_time *t)
+{
+    const br_state *st = dx_job_state(jm, &dx_reading_busy_rank);
+    for (int w = 0; w < st->nwait; w++)
+        if (st->wait[w].rank == rank) {
+            *t = st->wait[w].t;
+            return 1;
+        }
+    return 0;
+}
+
 /* A collective that timed out started (line time - how long it ran) when one rank logged the
  * start of long work of its own: that rank kept the others waiting. */
 static void br_timed(dx_job_model *jm, br_state *st)

@@ -15,6 +15,10 @@ DX_HIDDEN const char *dx_progress_done_what(const dx_job_model *jm);
  * its loop ended (*closed). */
 DX_HIDDEN const char *dx_progress_bar0(const dx_job_model *jm, int *closed);
 
+/* When rank's watchdog timeout was printed (a timed "ran for N milliseconds" line): 1 with *t,
+ * 0 when no such line of rank was read (the first 16 are kept). */
+DX_HIDDEN int dx_progress_timeout_at(const dx_job_model *jm, int rank, dx_time *t);
+
 /* The stuck rank (-1 none); *timed is how many ranks timed out when it was seen in the logs (0
  * otherwise) and *why says why. */
 DX_HIDDEN int dx_stuck_rank(dx_job_model *jm, size_t *timed, const char **why);

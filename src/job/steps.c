@@ -201,6 +201,32 @@ void dx_steps_add_fr_work(void *jmp, int rank, double seconds)
     add_step(jm, rank, 0, seconds);
 }
 
+size_t dx_steps_samples(const dx_job_model *jm, int rank, int kind, double *out, size_t max)
+{
+    const dx_rank *x = dx_job_rank_get(jm, rank);
+    const sp_rank *s = x ? dx_rank_priv(jm, x, &dx_reading_steps) : NULL;
+    if (!s || kind < 0 || kind > 1)
+        return 0;
+    size_t ring = DX_ARRAY_LEN(s->step[kind]);
+    size_t have = s->nstep[kind] < ring ? s->nstep[kind] : ring;
+    size_t n = have < max ? have : max;
+    /* once the ring has wrapped, its oldest sample is where the next one would go */
+    size_t start = s->nstep[kind] > ring ? s->nstep[kind] % ring : 0;
+    for (size_t i = 0; i < n; i++)
+        out[i] = s->step[kind][(start + have - n + i) % ring];
+    return n;
+}
+
+int dx_steps_straggler(const dx_job_model *jm, const char **why, int *from_fr)
+{
+    const sp_state *st = dx_job_state(jm, &dx_reading_steps);
+    if (why)
+        *why = st->why;
+    if (from_fr)
+        *from_fr = st->from_fr;
+    return st->straggler;
+}
+
 int dx_steps_from_logs(const dx_job_model *jm)
 {
     for (size_t r = 0; r < jm->nby; r++) {

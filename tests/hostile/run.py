@@ -25,6 +25,7 @@ import os
 import re
 import resource
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -55,13 +56,18 @@ def main():
             if limits:
                 resource.setrlimit(resource.RLIMIT_AS, (MEM, MEM))
         start = time.time()
+        # a session of its own, so that a command past its limit is killed with every process
+        # it started (sh, and ddx under it), never left running
+        p = subprocess.Popen(["sh", "-c", '"$DDX" ' + cmd], cwd=ROOT, env=env,
+                             stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, preexec_fn=pre, start_new_session=True)
         try:
-            p = subprocess.run(["sh", "-c", '"$DDX" ' + cmd], cwd=ROOT, env=env, stdin=subprocess.DEVNULL,
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, preexec_fn=pre,
-                               timeout=limit * (1 if limits else 5))
-            return p.returncode, p.stdout, p.stderr, time.time() - start
-        except subprocess.TimeoutExpired as e:
-            return "timeout", e.stdout or b"", e.stderr or b"", time.time() - start
+            out, err = p.communicate(timeout=limit * (1 if limits else 5))
+            return p.returncode, out, err, time.time() - start
+        except subprocess.TimeoutExpired:
+            os.killpg(p.pid, signal.SIGKILL)
+            out, err = p.communicate()
+            return "timeout", out or b"", err or b"", time.time() - start
 
     def fail(msg):
         nonlocal fails

@@ -299,7 +299,7 @@ srun --output=task-%j-%t.out sh -c 'RANK=$SLURM_PROCID LOCAL_RANK=$SLURM_LOCALID
     saved = {j: os.path.join(jobs_dir, f"ddx-{j}.json") for j in (torchrun, pertask)}
     reports, rows = {}, []
     t0 = time.time()
-    while time.time() - t0 < 90:
+    while time.time() - t0 < 240:  # the epilog runs detached; a loaded machine delays it
         reports = {j: json.load(open(p)) for j, p in saved.items() if os.path.exists(p)}
         try:
             con = sqlite3.connect(c.db)

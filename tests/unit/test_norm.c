@@ -140,9 +140,27 @@ static void test_markdown_quote(void **state)
                         "  File \"rendezvous.py\", line 126, in _tcp_rendezvous_handler");
     assert_string_equal(lline(&n, 2), "ValueError: host not found: Name or service not known");
     assert_string_equal(lline(&n, 4), "that is all");
-    /* one quoted line among ordinary ones is an ordinary line */
+    /* one quoted line among ordinary ones is an ordinary line; a lone quoted line is a quote */
     const char u[] = "a\nb\n> c\nd\n";
     assert_int_equal(dx_norm_chunk(&n, u, sizeof u - 1, 1), 0);
+    const char one[] = "> RuntimeError: the distributed NCCL backend is not available\n";
+    assert_int_equal(dx_norm_chunk(&n, one, sizeof one - 1, 1), 1);
+    assert_string_equal(lline(&n, 0),
+                        "RuntimeError: the distributed NCCL backend is not available");
+    dx_norm_fini(&n);
+}
+
+static void test_syslog_colours(void **state)
+{
+    (void)state;
+    dx_norm n = {0};
+    const char t[] = "#033[2m#033[33m(raylet)#033[0m node_manager.cc:3007: 2 Workers killed\n"
+                     "plain #033 stays\n";
+    assert_int_equal(dx_norm_chunk(&n, t, sizeof t - 1, 4), 1);
+    assert_int_equal(n.nlines, 2);
+    assert_string_equal(lline(&n, 0), "(raylet) node_manager.cc:3007: 2 Workers killed");
+    assert_string_equal(lline(&n, 1), "plain #033 stays");
+    assert_int_equal(n.first[0], 4);
     dx_norm_fini(&n);
 }
 
@@ -179,6 +197,7 @@ int main(void)
         cmocka_unit_test(test_hard_wrap),
         cmocka_unit_test(test_tables_are_not_wraps),
         cmocka_unit_test(test_markdown_quote),
+        cmocka_unit_test(test_syslog_colours),
         cmocka_unit_test(test_body_end),
         cmocka_unit_test(test_no_memory),
     };
