@@ -291,7 +291,19 @@ write("fr-snapshot/snapshot.pickle",
                     "device_traces": [[]]}, protocol=2))
 write("fr-snapshot/console.log", OOM_LOG, "w")
 
-# ---- 7. scale: a job of 100,000 ranks --------------------------------------------------------
+# ---- 7. a job that stopped making progress long before the time limit ended it -------------
+
+gap = []
+for r in range(2):
+    for i in range(1, 51):
+        gap.append("[rank%d]:[I501 09:%02d:%02d.000000 train.py:88] step %d/1000 loss 2.0"
+                   % (r, 8 + i // 60, i % 60, i))
+gap.append("[rank0]:[I501 11:00:30.000000 train.py:90] heartbeat")
+gap.append("slurmstepd: error: *** JOB 4242 ON node001 CANCELLED AT 2024-05-01T11:01:00 DUE TO "
+           "TIME LIMIT ***")
+write("progress-gap/job.log", "\n".join(gap) + "\n", "w")
+
+# ---- 8. scale: a job of 100,000 ranks --------------------------------------------------------
 
 with open(path("ranks-100k", "console.log"), "w") as f:
     for r in range(100000):

@@ -189,6 +189,8 @@ static int ab_next(src *s, ddx_error *err)
         if (r == ARCHIVE_WARN) {
             s->ab_warn = 1;
             snprintf(s->ab_why, sizeof s->ab_why, "%s", why ? why : "a warning");
+            for (size_t k = strlen(s->ab_why); k && strchr("\r\n ", s->ab_why[k - 1]); k--)
+                s->ab_why[k - 1] = '\0'; /* libarchive keeps a line end in some messages */
         } else if (r < ARCHIVE_WARN) {
             if (s->parent && s->parent->fail_rc == DDX_ENOMEM)
                 return src_fail(s, err, DDX_ENOMEM, "%s: out of memory", s->path);

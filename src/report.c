@@ -7,6 +7,7 @@
  * timeline). Colour only when asked (the CLI asks on a terminal without NO_COLOR).
  */
 #include "diag.h"
+#include "job/progress.h"
 
 #include <jansson.h>
 #include <ctype.h>
@@ -727,6 +728,29 @@ static int write_ranks_short(FILE *out, const ddx_report *rep)
     return DDX_OK;
 }
 
+/* ---- a long stretch without progress ------------------------------------------------------- */
+
+/* "no progress for 1 h 52 min before the time limit": a job that stopped making progress long
+ * before it ended (a hang the scheduler's time limit ended, or a log that goes on without steps). */
+static void write_progress_gap(FILE *out, const ddx_report *rep)
+{
+    double gap;
+    int limit;
+    dx_time last;
+    if (!dx_progress_gap(&rep->job, &gap, &limit, &last))
+        return;
+    long min = (long)(gap / 60);
+    char when[48];
+    dx_time_format(&last, when, sizeof when);
+    fputs("\nno progress for ", out);
+    if (min >= 60)
+        fprintf(out, "%ld h %ld min", min / 60, min % 60);
+    else
+        fprintf(out, "%ld min", min);
+    fprintf(out, " before %s (the last progress line at %s)\n",
+            limit ? "the time limit" : "the end of the log", when);
+}
+
 /* ---- the flight recorder ------------------------------------------------------------------- */
 
 /* What the dumps show, claiming only what was compared: how many dumps were read, how many hold
@@ -835,6 +859,7 @@ int ddx_report_write_text(const ddx_report *rep, int flags, FILE *out, ddx_error
             }
         }
     }
+    write_progress_gap(out, rep);
     if (rep->nfr || rep->fr_refused)
         write_flight_recorder(out, rep, verbose, &s);
     size_t nused = 0;

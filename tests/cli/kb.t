@@ -161,3 +161,9 @@ $ diagnose --no-builtin --kb tests/data/kb tests/data/weak/wrapper.log
 $ diagnose --no-builtin --kb tests/data/kb tests/data/weak/harmless.log
 ? 0
 > No known failure found
+
+# a --kb pattern that does not compile is reported with its reference's file and signal (was:
+# the signal alone, from Vectorscan, with no file)
+$ diagnose --kb tests/data/kb-badpattern tests/data/kb/examples/t-root/one.log
+? 2
+> tests/data/kb-badpattern/test/t-badpattern.md: signal 'boom': PCRE2 rejects the pattern

@@ -250,6 +250,13 @@ $ diagnose $H/fr-snapshot
 < every rank reached
 < reached the same collectives
 
+# ---- a long stretch without progress ----------------------------------------------------------
+
+# the last step line at 09:08:50, the time limit at 11:01:00: said in a line (was: nothing)
+$ diagnose $H/progress-gap
+? 1
+> no progress for 1 h 52 min before the time limit
+
 # ---- scale ------------------------------------------------------------------------------------
 
 # 100,000 ranks time out in one collective and one rank is silent: found in seconds, the table
