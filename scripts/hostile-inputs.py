@@ -306,6 +306,12 @@ write("progress-gap/job.log", "\n".join(gap) + "\n", "w")
 # ---- 8. scale: a job of 100,000 ranks --------------------------------------------------------
 
 with open(path("ranks-100k", "console.log"), "w") as f:
+    # each rank's NCCL init line first: a host, a pid and a GPU per rank (facts and hosts of
+    # 100,000 ranks, once quadratic)
+    for r in range(100000):
+        f.write("[rank%d]:node%d:%d:%d [%d] NCCL INFO comm 0x55d0c3a0 rank %d nranks 100000 "
+                "cudaDev %d busId %x000 - Init COMPLETE\n"
+                % (r, r // 8, 10000 + r, 10000 + r, r % 8, r, r % 8, 0x10 + r % 8))
     for r in range(100000):
         if r == 77777:
             continue

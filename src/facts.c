@@ -18,12 +18,48 @@
 
 /* ==== the store ============================================================================ */
 
+static size_t name_hash(const char *s)
+{
+    size_t h = 1469598103934665603ull; /* FNV-1a */
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211ull;
+    return h;
+}
+
+/* The slot of name in the index: where it is, or the empty slot where it would go. */
+static size_t slot_of(const dx_facts *f, const char *name)
+{
+    size_t mask = f->idx_cap - 1, k = name_hash(name) & mask;
+    while (f->idx[k] && strcmp(f->v[f->idx[k] - 1].name, name) != 0)
+        k = (k + 1) & mask;
+    return k;
+}
+
+/* Keeps the index at most half full, rebuilt from v when it grows. */
+static int index_grow(dx_facts *f, size_t want)
+{
+    if (f->idx_cap && want * 2 <= f->idx_cap)
+        return DDX_OK;
+    size_t cap = f->idx_cap ? f->idx_cap : 64;
+    while (cap < want * 2)
+        cap *= 2;
+    uint32_t *idx = dx_calloc(cap, sizeof *idx);
+    if (!idx)
+        return DDX_ENOMEM;
+    dx_free(f->idx);
+    f->idx = idx;
+    f->idx_cap = cap;
+    for (size_t i = 0; i < f->n; i++)
+        f->idx[slot_of(f, f->v[i].name)] = (uint32_t)(i + 1);
+    return DDX_OK;
+}
+
 dx_fact *dx_facts_get(const dx_facts *f, const char *name)
 {
-    for (size_t i = 0; i < f->n; i++)
-        if (!strcmp(f->v[i].name, name))
-            return &f->v[i];
-    return NULL;
+    if (!f->idx_cap)
+        return NULL;
+    uint32_t i = f->idx[slot_of(f, name)];
+    return i ? &f->v[i - 1] : NULL;
 }
 
 int dx_facts_set(dx_facts *f, const char *name, const char *value, size_t vlen, const char *path,
@@ -37,7 +73,8 @@ int dx_facts_set(dx_facts *f, const char *name, const char *value, size_t vlen, 
     }
     if (!vlen || dx_facts_get(f, name))
         return DDX_OK;
-    if (dx_grow((void **)&f->v, &f->cap, f->n + 1, sizeof(dx_fact)) != DDX_OK)
+    if (f->n >= UINT32_MAX - 1 || index_grow(f, f->n + 1) != DDX_OK ||
+        dx_grow((void **)&f->v, &f->cap, f->n + 1, sizeof(dx_fact)) != DDX_OK)
         return DDX_ENOMEM;
     dx_fact *x = &f->v[f->n];
     memset(x, 0, sizeof *x);
@@ -51,12 +88,14 @@ int dx_facts_set(dx_facts *f, const char *name, const char *value, size_t vlen, 
         dx_free(x->path);
         return DDX_ENOMEM;
     }
+    f->idx[slot_of(f, x->name)] = (uint32_t)(f->n + 1);
     f->n++;
     return DDX_OK;
 }
 
 void dx_facts_fini(dx_facts *f)
 {
+    dx_free(f->idx);
     for (size_t i = 0; i < f->n; i++) {
         dx_free(f->v[i].name);
         dx_free(f->v[i].value);

@@ -22,6 +22,10 @@ typedef struct dx_fact {
 typedef struct dx_facts {
     dx_fact *v;
     size_t n, cap;
+    /* an index by name (open addressing: i + 1 into v, 0 empty, power-of-two size): a job of
+       100,000 ranks sets a few facts per rank, and looking each up by scanning was quadratic */
+    uint32_t *idx;
+    size_t idx_cap;
 } dx_facts;
 
 DX_HIDDEN int dx_facts_set(dx_facts *f, const char *name, const char *value, size_t vlen,
