@@ -70,7 +70,7 @@ cleanup() {
     if [ "$keep" = 0 ]; then
         if [ "$made_workdir" = 1 ]; then rm -rf "$workdir"
         else rm -rf "$workdir"/job-*.log "$workdir"/job-*.log.gz "$workdir"/job-*.log.zst \
-                    "$workdir"/ranks-* "$workdir"/*.json "$workdir"/pat* "$workdir"/one-line.log \
+                    "$workdir"/ranks-* "$workdir"/*.json "$workdir"/*.html "$workdir"/pat* "$workdir"/one-line.log \
                     "$workdir"/rss.txt "$workdir"/table.md "$workdir"/rows.tsv "$workdir"/pcre2.sh
         fi
     fi
@@ -173,8 +173,14 @@ for mb in $sizes; do
     measure "ddx diagnose --json per-rank folder" "$lbl as $(ls "$d" | wc -l) files" "$dbytes" "$n" "$ddx diagnose --json $d"
     # what ddx found in the big file (sanity: it should find the inserted failures)
     set +e
-    "$ddx" diagnose --json "$f" > "$workdir/found.json"
+    "$ddx" diagnose --json --html "$workdir/found.html" "$f" > "$workdir/found.json"
     set -e
+    # the HTML report of the big file opens offline (headless Chromium, when installed)
+    if [ -x /usr/bin/chromium ] && [ -x /usr/bin/chromedriver ]; then
+        echo "   the HTML report of $mb MB ($(wc -c < "$workdir/found.html") bytes) in a browser:" >&2
+        "$py" "$root/tests/browser/run.py" open --ddx "$ddx" --page "$workdir/found.html" >&2 ||
+            echo "   run.sh: the HTML report of $mb MB did not open cleanly" >&2
+    fi
     "$py" - "$workdir/found.json" "$mb" >&2 <<'EOF'
 import json, sys
 j = json.load(open(sys.argv[1]))

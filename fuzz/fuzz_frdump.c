@@ -14,7 +14,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     dx_frdump_parse("nccl_trace_rank_0", data, size, &d[0], &e);
     dx_frdump_parse("nccl_trace_rank_1", data, size / 2, &d[1], &e);
     dx_fr_finding f[8];
-    dx_frdump_analyze(d, 2, f, 8);
+    dx_fr_verdict v;
+    dx_frdump_analyze(d, 2, f, 8, &v);
     dx_frdump_fini(&d[0]);
     dx_frdump_fini(&d[1]);
     return 0;

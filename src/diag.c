@@ -27,6 +27,7 @@
 #include "jobview.h"
 #include "job/culprit.h"
 #include "job/launchers.h"
+#include "job/ras.h"
 #include "job/steps.h"
 #include "match.h"
 #include "norm.h"
@@ -740,22 +741,23 @@ done:
 
 /* One flight-recorder dump: read whole (up to DX_FRDUMP_MAX), parsed, kept when it has a rank
  * the model holds and the job's entries stay under DX_FR_TOTAL_ENTRIES. A dump that cannot be
- * used is counted (fr_refused) and said in a warning, so no summary speaks for it. */
+ * used stays in the list as refused (the verdict counts it, frdump.c) and is said in a warning,
+ * so no summary speaks for it. */
 static int read_frdump(scan_state *st, const dx_member *m, dx_reader *r, dx_input_info *info,
                        ddx_error *e)
 {
     ddx_report *rep = st->rep;
+    const char *name = m->name ? m->name : m->path;
     char *data = NULL;
     size_t len = 0;
+    if (dx_grow((void **)&rep->fr, &rep->capfr, rep->nfr + 1, sizeof(dx_frdump)))
+        return DDX_ENOMEM;
+    dx_frdump *d = &rep->fr[rep->nfr++];
+    memset(d, 0, sizeof *d);
     int rc = dx_reader_read_all(r, DX_FRDUMP_MAX, &data, &len, e);
     if (rc == DDX_OK) {
         info->bytes = len;
-        if (dx_grow((void **)&rep->fr, &rep->capfr, rep->nfr + 1, sizeof(dx_frdump))) {
-            dx_free(data);
-            return DDX_ENOMEM;
-        }
-        dx_frdump *d = &rep->fr[rep->nfr];
-        rc = dx_frdump_parse(m->name ? m->name : m->path, data, len, d, e);
+        rc = dx_frdump_parse(name, data, len, d, e);
         if (rc == DDX_OK && d->rank >= DX_JOB_MAX_RANK)
             rc = dx_err(e, DDX_EFORMAT,
                         "%s: rank %d is beyond the %d ranks ddx models; this dump is not "
@@ -767,18 +769,54 @@ static int read_frdump(scan_state *st, const dx_member *m, dx_reader *r, dx_inpu
                         "ddx keeps (%u); this dump is not compared with the others",
                         m->path, st->fr_entries, DX_FR_TOTAL_ENTRIES);
         if (rc == DDX_OK) {
-            rep->nfr++;
             st->fr_entries += d->nentries;
             if (d->rank >= 0 &&
                 (add_rank(&info->ranks, &info->nranks, &info->capranks, d->rank, 4096) ||
                  !dx_job_rank(&rep->job, d->rank)))
                 rc = DDX_ENOMEM;
-        } else
-            dx_frdump_fini(d);
+        }
     }
     dx_free(data);
-    if (rc && rc != DDX_ENOMEM)
+    if (rc && rc != DDX_ENOMEM) {
+        if (d->status != DX_FR_REFUSED) { /* over its budget, or read but not kept */
+            dx_frdump_fini(d);
+            memset(d, 0, sizeof *d);
+            dx_frdump_empty(name, d);
+            d->status = DX_FR_REFUSED;
+        }
+        if (d->rank >= DX_JOB_MAX_RANK)
+            d->rank = -1;
         rep->fr_refused++;
+    }
+    return rc;
+}
+
+/* An empty file is evidence too: a rank's per-rank log that stayed empty names a rank that
+ * printed nothing; one named like a flight-recorder dump ("..._7") is that rank's empty dump,
+ * counted when another dump of the job shares its name's prefix (frdump.c). */
+static int empty_input(ddx_report *rep, const dx_member *m)
+{
+    const char *name = m->name ? m->name : m->path;
+    int rank = dx_attrib_rank_from_name(name, NULL);
+    if (rank >= 0 && !dx_job_rank(&rep->job, rank))
+        return DDX_ENOMEM;
+    if (!dx_frdump_name_ranked(name))
+        return DDX_OK;
+    if (dx_grow((void **)&rep->fr, &rep->capfr, rep->nfr + 1, sizeof(dx_frdump)))
+        return DDX_ENOMEM;
+    dx_frdump_empty(name, &rep->fr[rep->nfr++]);
+    return DDX_OK;
+}
+
+/* A config or a RAS report, read whole (up to DX_CONFIG_MAX) and counted. */
+static int read_whole(dx_reader *r, dx_input_info *info, char **text, size_t *len, ddx_error *e)
+{
+    int rc = dx_reader_read_all(r, DX_CONFIG_MAX, text, len, e);
+    if (rc == DDX_OK) {
+        info->bytes = *len;
+        for (size_t i = 0; i < *len; i++)
+            info->lines += (*text)[i] == '\n';
+    }
     return rc;
 }
 
@@ -809,11 +847,8 @@ static int on_member(void *ud, const dx_member *m, dx_reader *r)
     if (kind == DX_KIND_CONFIG) {
         char *text = NULL;
         size_t len = 0;
-        rc = dx_reader_read_all(r, DX_CONFIG_MAX, &text, &len, &e);
+        rc = read_whole(r, info, &text, &len, &e);
         if (rc == DDX_OK) {
-            info->bytes = len;
-            for (size_t i = 0; i < len; i++)
-                info->lines += text[i] == '\n';
             rc = dx_facts_from_config(&rep->facts, m->path, text, len, &e);
             if (rc == DDX_EFORMAT) /* not read as a config (too deep): a warning, go on */
                 rc = add_warning(st, e.message);
@@ -829,6 +864,15 @@ static int on_member(void *ud, const dx_member *m, dx_reader *r)
     } else if (kind == DX_KIND_LOG || kind == DX_KIND_ENV) {
         st->err = &e;
         rc = scan_log(st, m, r, info, idx, kind == DX_KIND_LOG);
+        if (rc == DDX_OK && !info->bytes)
+            rc = empty_input(rep, m);
+    } else if (kind == DX_KIND_RAS) {
+        char *text = NULL;
+        size_t len = 0;
+        rc = read_whole(r, info, &text, &len, &e);
+        if (rc == DDX_OK)
+            rc = dx_nccl_ras_json(&rep->job, m->path, text, len, &e);
+        dx_free(text);
     } else if (kind == DX_KIND_FRDUMP) {
         rc = read_frdump(st, m, r, info, &e);
     } else {
@@ -1566,6 +1610,33 @@ static int vote_exception(ddx_report *rep, const dx_finding *top)
                                  exc, text);
 }
 
+/* The flight recorder's culprits, in one vote: the ranks its comparison holds responsible (the
+ * rank of its first reason first), with the reasons of the first two. */
+static int vote_flight_recorder(ddx_report *rep)
+{
+    const dx_fr_verdict *v = &rep->frv;
+    if (!v->nculprits)
+        return DDX_OK;
+    int ranks[DX_FR_MAX_CULPRITS];
+    size_t n = 0;
+    const dx_fr_finding *why[2] = {NULL, NULL};
+    for (size_t i = 0; i < rep->nfrf && n < 2; i++)
+        if (rep->frf[i].root && (!why[0] || why[0]->rank != rep->frf[i].rank))
+            why[n++] = &rep->frf[i];
+    n = 0;
+    if (why[0])
+        ranks[n++] = why[0]->rank;
+    for (size_t i = 0; i < v->nculprits && n < DX_ARRAY_LEN(ranks); i++)
+        if (!why[0] || v->culprits[i] != why[0]->rank)
+            ranks[n++] = v->culprits[i];
+    return dx_job_vote_ranks(&rep->job, "flight-recorder", ranks,
+                             n < DX_VOTE_RANKS ? n : DX_VOTE_RANKS, v->decisive ? 2 : 1,
+                             "flight recorder (%s, %zu dump%s compared): %s%s%s",
+                             dx_frdump_kind_name(why[0] ? why[0]->kind : v->kind), v->ncompared,
+                             v->ncompared == 1 ? "" : "s", why[0] ? why[0]->why : v->where,
+                             why[1] ? "; " : "", why[1] ? why[1]->why : "");
+}
+
 /* The scorer's votes: the top finding's root failure and the rank its lines blame, the rank
  * that failed on its own under a victim reference, rank 0 under a rank-zero reference, the rank
  * of the original exception no reference explains, and the flight recorder's first finding that
@@ -1586,12 +1657,7 @@ static int scorer_votes(ddx_report *rep, const dx_finding *top)
         rc = dx_job_vote(&rep->job, "unrecognised", rep->unrec->rank, 1,
                          "the failure no reference explains: rank %d's own exception",
                          rep->unrec->rank);
-    for (size_t i = 0; !rc && i < rep->nfrf; i++)
-        if (rep->frf[i].rank >= 0)
-            return dx_job_vote(&rep->job, "flight-recorder", rep->frf[i].rank, 1,
-                               "flight recorder (%s): %s", dx_frdump_kind_name(rep->frf[i].kind),
-                               rep->frf[i].why);
-    return rc;
+    return rc ? rc : vote_flight_recorder(rep);
 }
 
 /* The culprit rank: the scorer adds its votes to the readings', and the policy (src/job/
@@ -1609,9 +1675,11 @@ static int find_culprit(ddx_report *rep)
     rep->nculprit_ranks = c.nranks;
     memcpy(rep->culprit_ranks, c.ranks, c.nranks * sizeof *c.ranks);
     rep->culprit_why = c.why;
+    rep->culprit_decided = c.decided;
     rep->culprit_signals = c.signals;
     rep->nculprit_signals = c.nsignals;
     c.why = NULL;
+    c.decided = NULL;
     c.signals = NULL;
     c.nsignals = 0;
     dx_culprit_fini(&c);
@@ -1622,9 +1690,13 @@ static int find_culprit(ddx_report *rep)
 
 /* Facts diag.c sets itself: the flight recorder's comparison, and the configuration sanity
  * checks below. */
-static const char *const derived_facts[] = {
-    "job.fr_missing", "job.desync", "deepspeed.batch_arithmetic",
-    "deepspeed.offload_client_optimizer", "megatron.sp_without_tp"};
+static const char *const derived_facts[] = {"job.fr_missing",
+                                            "job.desync",
+                                            "job.fr_culprit",
+                                            "job.fr_desync",
+                                            "deepspeed.batch_arithmetic",
+                                            "deepspeed.offload_client_optimizer",
+                                            "megatron.sp_without_tp"};
 
 int dx_diag_fact_known(const char *name)
 {
@@ -1766,10 +1838,45 @@ static int read_inputs(ddx_job *job, scan_state *st, ddx_error *err)
 
 static int any_failure(const void *rep) { return any_failure_line(rep); }
 
+/* The flight recorder's facts: job.fr_missing (a rank behind, unfinished or without a readable
+ * dump: its culprits' reason first), job.desync (ranks that differ in a collective) and, when the
+ * dumps decide, job.fr_culprit (the ranks they hold responsible) and, when what puts the first of
+ * them out of step is a different collective, size or dtype, job.fr_desync (the same ranks). */
+static int fr_facts(ddx_report *rep)
+{
+    const dx_fr_verdict *v = &rep->frv;
+    char src[96];
+    snprintf(src, sizeof src, "%zu flight-recorder dump%s compared", v->ncompared,
+             v->ncompared == 1 ? "" : "s");
+    int rc = DDX_OK;
+    for (int pass = 0; pass < 2; pass++)
+        for (size_t i = 0; i < rep->nfrf && !rc; i++) {
+            const dx_fr_finding *x = &rep->frf[i];
+            if (x->rule || (pass == 0 && !x->root) || (pass == 1 && x->seq < 0))
+                continue; /* a dump missing or empty is the culprits' reason, or none */
+            const char *name = x->kind == DX_FR_MISSING_RANK || x->kind == DX_FR_STATE ||
+                                       x->kind == DX_FR_EMPTY_DUMP
+                                   ? "job.fr_missing"
+                                   : "job.desync";
+            if (!dx_facts_get(&rep->facts, name))
+                rc = dx_facts_set(&rep->facts, name, x->why, strlen(x->why), src, 0);
+        }
+    if (!rc && v->decisive && v->nculprits && !dx_facts_get(&rep->facts, "job.fr_culprit")) {
+        dx_buf b = {0};
+        for (size_t i = 0; i < v->nculprits; i++)
+            dx_buf_addf(&b, "%s%d", i ? "," : "", v->culprits[i]);
+        rc = dx_facts_set(&rep->facts, "job.fr_culprit", dx_buf_cstr(&b), b.n, src, 0);
+        if (!rc && (v->kind == DX_FR_OP || v->kind == DX_FR_SIZE || v->kind == DX_FR_DTYPE))
+            rc = dx_facts_set(&rep->facts, "job.fr_desync", dx_buf_cstr(&b), b.n, src, 0);
+        dx_buf_fini(&b);
+    }
+    return rc;
+}
+
 /* The job model once every input is read: glog times take the job's year, the flight recorder's
  * work between collectives stands for step times when no log gave any (the two are not mixed),
  * the readings finish, and the facts are published (the flight recorder's first). */
-static int model_job(ddx_report *rep, int year)
+static int model_job(ddx_report *rep, const ddx_job *job, int year)
 {
     dx_job_model *jm = &rep->job;
     for (size_t r = 0; r < jm->nby && year; r++) {
@@ -1783,17 +1890,14 @@ static int model_job(ddx_report *rep, int year)
     if (rep->nfr && !dx_steps_from_logs(jm))
         (void)dx_frdump_work(rep->fr, rep->nfr, dx_steps_add_fr_work, jm);
     int rc = dx_job_finish(jm);
-    if (rep->nfr)
-        rep->nfrf = dx_frdump_analyze(rep->fr, rep->nfr, rep->frf, DX_ARRAY_LEN(rep->frf));
-    for (size_t i = 0; i < rep->nfrf && !rc; i++) {
-        const dx_fr_finding *x = &rep->frf[i];
-        const char *name = x->kind == DX_FR_MISSING_RANK || x->kind == DX_FR_STATE
-                               ? "job.fr_missing"
-                               : "job.desync";
-        if (!dx_facts_get(&rep->facts, name))
-            rc =
-                dx_facts_set(&rep->facts, name, x->why, strlen(x->why), "flight-recorder dumps", 0);
+    if (rep->nfr) {
+        rep->nfrf =
+            dx_frdump_analyze(rep->fr, rep->nfr, rep->frf, DX_ARRAY_LEN(rep->frf), &rep->frv);
+        for (size_t i = 0; i < rep->frv.nwarn && !rc; i++)
+            rc = add_warning_to(rep, job, rep->frv.warn[i]);
     }
+    if (!rc)
+        rc = fr_facts(rep);
     if (!rc)
         rc = dx_job_publish(jm, &rep->facts);
     if (!rc)
@@ -1858,7 +1962,7 @@ int ddx_job_diagnose(ddx_job *job, int flags, ddx_report **out, ddx_error *err)
         rep->warnings[rep->nwarnings - 1] = last;
         rep->nwarnings++;
     }
-    if ((rc = model_job(rep, st.year))) {
+    if ((rc = model_job(rep, job, st.year))) {
         dx_err(err, rc, "out of memory");
         goto fail;
     }
@@ -1906,6 +2010,7 @@ void ddx_report_free(ddx_report *rep)
         dx_free(rep->warnings[i]);
     dx_free(rep->warnings);
     dx_free(rep->culprit_why);
+    dx_free(rep->culprit_decided);
     for (size_t i = 0; i < rep->nculprit_signals; i++)
         dx_free(rep->culprit_signals[i]);
     dx_free(rep->culprit_signals);

@@ -117,6 +117,7 @@ struct ddx_report {
     int culprit_ranks[DX_VOTE_RANKS]; /* the ranks the deciding vote names, culprit first */
     size_t nculprit_ranks;
     char *culprit_why;
+    char *culprit_decided; /* the deciding signal's own line (where the culprit stands) */
     dx_facts facts;
     dx_sighits **hits; /* [kb->nsig], each allocated at its signal's first hit */
     dx_tl *timeline;
@@ -136,13 +137,30 @@ struct ddx_report {
     size_t nculprit_signals;
     dx_frdump *fr; /* flight-recorder dumps read from the inputs */
     size_t nfr, capfr;
-    dx_fr_finding frf[16]; /* their comparison across ranks, earliest sequence first */
+    dx_fr_finding frf[32]; /* their comparison across ranks, the culprits' reasons first */
     size_t nfrf;
+    dx_fr_verdict frv;     /* what the dumps say as a whole */
     struct dx_span *spans; /* [nspans] by rank: where each rank's lines start and end (jobview.c) */
     size_t nspans;
 };
 
 DX_HIDDEN const char *dx_level_name(double confidence);
+/* The answer to a hang that every report form leads with (report.c): set when the top finding is
+ * a hang and the culprit is known; where: where the culprit stands (the flight recorder's reading
+ * when it names the culprit, prefixed with the rank, else the deciding signal's line); read: what
+ * the flight-recorder dumps were ("8 flight-recorder dumps, 7 compared, 1 empty"), "" none. */
+typedef struct dx_hang_view {
+    int known;
+    int from_fr; /* where is the flight recorder's reading */
+    char where[360];
+    char read[200];
+} dx_hang_view;
+DX_HIDDEN void dx_report_hang(const ddx_report *rep, dx_hang_view *v);
+/* "N <noun>s, M compared, ..." for the flight-recorder dumps; "" when there were none. */
+DX_HIDDEN void dx_report_fr_count(const ddx_report *rep, const char *noun, char *buf, size_t cap);
+/* Whether the dumps support "every rank reached the same collectives": at least two compared,
+ * none missing, empty, unreadable or without a rank, and no finding. */
+DX_HIDDEN int dx_report_fr_all_same(const ddx_report *rep);
 /* How many lines the (noise) reference with index ref matched, and the earliest of them. */
 DX_HIDDEN size_t dx_report_noise(const ddx_report *rep, size_t ref, const dx_event **first);
 /* Is name a fact diag.c derives itself (flight-recorder comparison, configuration sanity)? */

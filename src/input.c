@@ -1759,6 +1759,8 @@ const char *dx_kind_name(dx_kind k)
         return "config";
     case DX_KIND_FRDUMP:
         return "flight-recorder";
+    case DX_KIND_RAS:
+        return "nccl-ras";
     case DX_KIND_BINARY:
         return "binary";
     case DX_KIND_REPORT:
@@ -2151,10 +2153,12 @@ dx_kind dx_input_classify(const char *name, const char *head, size_t n)
         i++;
     char first = i < n ? head[i] : '\0';
 
-    /* 3. Flight-recorder dumps written as JSON. */
+    /* 3. Flight-recorder dumps written as JSON; NCCL's RAS report as JSON. */
     if (first == '{' && (has(head, n, "\"pg_config\"") ||
                          (has(head, n, "\"entries\"") && has(head, n, "collective_seq_id"))))
         return DX_KIND_FRDUMP;
+    if (first == '{' && has(head, n, "\"communicators\"") && has(head, n, "\"nccl_version\""))
+        return DX_KIND_RAS;
 
     text_stats ts;
     text_scan(head, n, &ts);

@@ -24,6 +24,7 @@ typedef enum dx_kind {
     DX_KIND_ENV,    /* collect_env, pip list/freeze, conda list, ds_report, nvidia-smi, env dumps */
     DX_KIND_CONFIG, /* DeepSpeed JSON, accelerate/FSDP YAML, other JSON/YAML configs */
     DX_KIND_FRDUMP, /* PyTorch flight-recorder dump (pickle or JSON) */
+    DX_KIND_RAS,    /* NCCL's RAS report in its JSON form (ncclras -f json) */
     DX_KIND_BINARY, /* anything else that is not text: skipped with a note */
     DX_KIND_REPORT, /* a report ddx wrote (JSON, text, HTML): never evidence, skipped with a note */
     DX_KIND_UNREADABLE /* (never classified) an input that could not be read at all */

@@ -71,6 +71,14 @@ size_t dx_view_rank_count(const ddx_report *rep)
     return n;
 }
 
+const char *dx_view_state(const ddx_report *rep, int rank, const char *state)
+{
+    for (size_t i = 0; rep->frv.decisive && i < rep->frv.nculprits; i++)
+        if (rep->frv.culprits[i] == rank && !strcmp(state, "healthy"))
+            return "silent";
+    return state;
+}
+
 size_t dx_view_culprits(const ddx_report *rep, int *out, size_t max)
 {
     size_t n = 0;
@@ -139,6 +147,7 @@ int dx_view_rank(const ddx_report *rep, size_t r, dx_rank_info *out)
     size_t nc = dx_view_culprits(rep, c, DX_ARRAY_LEN(c));
     for (size_t i = 0; i < nc; i++)
         out->culprit |= c[i] == (int)r;
+    out->state = dx_view_state(rep, (int)r, out->state);
     return 1;
 }
 

@@ -74,6 +74,10 @@ DX_HIDDEN size_t dx_view_rank_count(const ddx_report *rep);
 /* Fills *out for rank r and returns 1, or returns 0 when the inputs never named rank r. */
 DX_HIDDEN int dx_view_rank(const ddx_report *rep, size_t r, dx_rank_info *out);
 
+/* The state every report form gives rank r: its readings' state, except that a rank the
+ * flight-recorder dumps decisively hold responsible and nothing else marks is "silent" (it
+ * stopped short of the collective the others wait in), not "healthy". */
+DX_HIDDEN const char *dx_view_state(const ddx_report *rep, int rank, const char *state);
 /* The culprit ranks, first the one ddx holds most responsible; at most max written. */
 DX_HIDDEN size_t dx_view_culprits(const ddx_report *rep, int *out, size_t max);
 /* torchelastic's worker-group restarts seen ("will restart worker group"). */

@@ -8,6 +8,7 @@
  */
 #include "diag.h"
 #include "job/progress.h"
+#include "jobview.h"
 
 #include <jansson.h>
 #include <ctype.h>
@@ -195,6 +196,142 @@ static int dump(json_t *root, FILE *out, ddx_error *err)
     return DDX_OK;
 }
 
+/* ==== the hang: which ranks, where they run, where they stand, how sure ================== */
+
+/* The report leads with the culprit when the culprit is known and the top finding is a hang, or
+ * NCCL's RAS report holds a process dead: whatever killed it, the others hang on it. */
+static int hang_known(const ddx_report *rep)
+{
+    return rep->nkept && rep->culprit >= 0 && rep->nculprit_ranks &&
+           (!strcmp(rep->f[0].ref->kind, "hang") || dx_facts_get(&rep->facts, "nccl.ras_dead"));
+}
+
+static int fr_culprit(const ddx_report *rep, int rank)
+{
+    for (size_t i = 0; i < rep->frv.nculprits; i++)
+        if (rep->frv.culprits[i] == rank)
+            return 1;
+    return 0;
+}
+
+/* Where the culprit stands: the flight recorder's reading when it names the culprit, else the
+ * deciding signal's own line. */
+static const char *hang_where(const ddx_report *rep)
+{
+    if (rep->frv.where[0] && fr_culprit(rep, rep->culprit))
+        return rep->frv.where;
+    return rep->culprit_decided && rep->culprit_decided[0] ? rep->culprit_decided : NULL;
+}
+
+/* "4 flight-recorder dumps, 3 compared, 1 empty" (noun: what a dump is called), or "" when
+ * there was none. */
+void dx_report_fr_count(const ddx_report *rep, const char *noun, char *buf, size_t cap)
+{
+    const dx_fr_verdict *v = &rep->frv;
+    buf[0] = 0;
+    if (!v->ndumps && !v->nunplaced)
+        return;
+    int w = snprintf(buf, cap, "%zu %s%s, %zu compared", v->ndumps, noun, v->ndumps == 1 ? "" : "s",
+                     v->ncompared);
+    const struct {
+        size_t n;
+        const char *what;
+    } also[] = {{v->nempty, "empty"},
+                {v->nrefused, "unreadable"},
+                {v->nunplaced, "without a rank"},
+                {v->nduplicate, "a second dump of one rank"}};
+    for (size_t i = 0; i < DX_ARRAY_LEN(also) && w > 0 && (size_t)w < cap; i++)
+        if (also[i].n)
+            w += snprintf(buf + w, cap - (size_t)w, ", %zu %s", also[i].n, also[i].what);
+}
+
+int dx_report_fr_all_same(const ddx_report *rep)
+{
+    const dx_fr_verdict *v = &rep->frv;
+    return !rep->nfrf && v->ncompared >= 2 && v->ncompared == v->ndumps && !v->nunplaced;
+}
+
+void dx_report_hang(const ddx_report *rep, dx_hang_view *v)
+{
+    memset(v, 0, sizeof *v);
+    if (!(v->known = hang_known(rep)))
+        return;
+    const char *where = hang_where(rep);
+    v->from_fr = where && where == rep->frv.where;
+    if (v->from_fr)
+        snprintf(v->where, sizeof v->where, "rank %d %s", rep->culprit, where);
+    else if (where)
+        snprintf(v->where, sizeof v->where, "%s", where);
+    dx_report_fr_count(rep, "flight-recorder dump", v->read, sizeof v->read);
+}
+
+static json_t *jhang(const ddx_report *rep)
+{
+    if (!hang_known(rep))
+        return json_null();
+    json_t *o = json_object(), *ranks = json_array(), *procs = json_array();
+    for (size_t i = 0; i < rep->nculprit_ranks; i++) {
+        int r = rep->culprit_ranks[i];
+        json_array_append_new(ranks, json_integer(r));
+        const dx_rank *x = dx_job_rank_get(&rep->job, r);
+        json_t *p = json_object();
+        json_object_set_new(p, "rank", json_integer(r));
+        json_object_set_new(p, "host", x && x->host[0] ? json_string(x->host) : json_null());
+        json_object_set_new(p, "cuda_dev",
+                            x && x->cuda_dev >= 0 ? json_integer(x->cuda_dev) : json_null());
+        json_object_set_new(p, "pid", x && x->pid >= 0 ? json_integer(x->pid) : json_null());
+        json_array_append_new(procs, p);
+    }
+    const dx_finding *f = &rep->f[0];
+    json_object_set_new(o, "ranks", ranks);
+    json_object_set_new(o, "processes", procs);
+    dx_hang_view hv;
+    dx_report_hang(rep, &hv);
+    json_object_set_new(o, "where", hv.where[0] ? json_string(hv.where) : json_null());
+    json_object_set_new(o, "finding", json_string(f->ref->id));
+    json_object_set_new(o, "confidence", json_real(round3(f->confidence)));
+    json_object_set_new(o, "level", json_string(dx_level_name(f->confidence)));
+    json_object_set_new(o, "reason", jstr(rep->culprit_why));
+    char buf[200];
+    dx_report_fr_count(rep, "flight-recorder dump", buf, sizeof buf);
+    json_object_set_new(o, "flight_recorder", buf[0] ? json_string(buf) : json_null());
+    return o;
+}
+
+static json_t *jflight_recorder(const ddx_report *rep)
+{
+    const dx_fr_verdict *v = &rep->frv;
+    json_t *fr = json_object();
+    json_object_set_new(fr, "dumps", json_integer((json_int_t)v->ndumps));
+    json_object_set_new(fr, "compared", json_integer((json_int_t)v->ncompared));
+    json_object_set_new(fr, "empty", json_integer((json_int_t)v->nempty));
+    json_object_set_new(fr, "unreadable", json_integer((json_int_t)v->nrefused));
+    json_object_set_new(fr, "without_rank", json_integer((json_int_t)v->nunplaced));
+    json_object_set_new(fr, "process_groups", json_integer((json_int_t)v->ngroups));
+    json_t *cr = json_array();
+    for (size_t i = 0; i < v->nculprits; i++)
+        json_array_append_new(cr, json_integer(v->culprits[i]));
+    json_object_set_new(fr, "culprit_ranks", cr);
+    json_object_set_new(fr, "decisive", json_boolean(v->decisive));
+    json_object_set_new(fr, "where", v->where[0] ? json_string(v->where) : json_null());
+    json_t *frf = json_array();
+    for (size_t i = 0; i < rep->nfrf; i++) {
+        const dx_fr_finding *x = &rep->frf[i];
+        json_t *o = json_object();
+        json_object_set_new(o, "kind", json_string(dx_frdump_kind_name(x->kind)));
+        json_object_set_new(o, "rank", jrank(x->rank));
+        json_object_set_new(o, "culprit", json_boolean(x->root));
+        json_object_set_new(o, "process_group", json_string(x->pg));
+        json_object_set_new(o, "desc", x->desc[0] ? json_string(x->desc) : json_null());
+        json_object_set_new(o, "seq", x->seq >= 0 ? json_integer(x->seq) : json_null());
+        json_object_set_new(o, "op", x->op[0] ? json_string(x->op) : json_null());
+        json_object_set_new(o, "why", json_string(x->why));
+        json_array_append_new(frf, o);
+    }
+    json_object_set_new(fr, "findings", frf);
+    return fr;
+}
+
 int ddx_report_write_json(const ddx_report *rep, FILE *out, ddx_error *err)
 {
     json_t *root = json_object();
@@ -226,6 +363,7 @@ int ddx_report_write_json(const ddx_report *rep, FILE *out, ddx_error *err)
     for (size_t i = 0; i < rep->nculprit_signals; i++)
         json_array_append_new(cs, jtext(rep->culprit_signals[i]));
     json_object_set_new(root, "culprit_signals", cs);
+    json_object_set_new(root, "hang", jhang(rep));
     json_t *ranks = json_array();
     for (size_t r = 0, k = 0; r < rep->job.nby && k < 1024; r++) {
         const dx_rank *x = rep->job.by_rank[r];
@@ -233,10 +371,11 @@ int ddx_report_write_json(const ddx_report *rep, FILE *out, ddx_error *err)
             continue;
         dx_rank_view v;
         dx_job_rank_view(&rep->job, x, &v);
+        v.state = dx_view_state(rep, x->rank, v.state);
         json_t *o = json_object();
         char buf[64];
         json_object_set_new(o, "rank", json_integer(x->rank));
-        json_object_set_new(o, "state", jtext(v.state));
+        json_object_set_new(o, "state", jtext(dx_view_state(rep, x->rank, v.state)));
         json_object_set_new(o, "host", x->host[0] ? jtext(x->host) : json_null());
         json_object_set_new(o, "cuda_dev",
                             x->cuda_dev >= 0 ? json_integer(x->cuda_dev) : json_null());
@@ -270,20 +409,7 @@ int ddx_report_write_json(const ddx_report *rep, FILE *out, ddx_error *err)
         k++;
     }
     json_object_set_new(root, "ranks", ranks);
-    json_t *fr = json_object();
-    json_object_set_new(fr, "dumps", json_integer((json_int_t)rep->nfr));
-    json_t *frf = json_array();
-    for (size_t i = 0; i < rep->nfrf; i++) {
-        const dx_fr_finding *x = &rep->frf[i];
-        json_t *o = json_object();
-        json_object_set_new(o, "kind", jtext(dx_frdump_kind_name(x->kind)));
-        json_object_set_new(o, "rank", jrank(x->rank));
-        json_object_set_new(o, "process_group", jtext(x->pg));
-        json_object_set_new(o, "seq", x->seq >= 0 ? json_integer(x->seq) : json_null());
-        json_object_set_new(o, "why", jtext(x->why));
-        json_array_append_new(frf, o);
-    }
-    json_object_set_new(fr, "findings", frf);
+    json_t *fr = jflight_recorder(rep);
     json_object_set_new(root, "flight_recorder", fr);
     json_t *diags = json_array();
     for (size_t i = 0; i < rep->nkept; i++)
@@ -616,6 +742,7 @@ static void write_rank_line(FILE *out, const ddx_report *rep, const dx_rank *x)
 {
     dx_rank_view v;
     dx_job_rank_view(&rep->job, x, &v);
+    v.state = dx_view_state(rep, x->rank, v.state);
     fprintf(out, "  %5d  ", x->rank);
     write_rank_row(out, x, &v, 1);
     fputc('\n', out);
@@ -688,6 +815,7 @@ static int write_ranks_short(FILE *out, const ddx_report *rep)
             continue;
         dx_rank_view v;
         dx_job_rank_view(jm, x, &v);
+        v.state = dx_view_state(rep, x->rank, v.state);
         rank_row *w = &rows[n++];
         w->x = x;
         w->order = rank_order(rep, x, v.state);
@@ -753,41 +881,95 @@ static void write_progress_gap(FILE *out, const ddx_report *rep)
 
 /* ---- the flight recorder ------------------------------------------------------------------- */
 
-/* What the dumps show, claiming only what was compared: how many dumps were read, how many hold
- * collective entries (a CUDA memory snapshot or an empty dump holds none), how many were
- * refused; "the same collectives" only when two or more dumps were compared and agree. */
-static void write_flight_recorder(FILE *out, const ddx_report *rep, int verbose, const style *s)
+/* The answer to "which rank, on which node, stuck where, how sure", first. */
+static void write_hang(FILE *out, const ddx_report *rep, const style *s)
 {
-    size_t with = 0;
-    for (size_t i = 0; i < rep->nfr; i++)
-        with += rep->fr[i].nentries > 0;
-    fprintf(out, "\n%sflight recorder%s: %zu dump%s read", s->bold, s->off, rep->nfr,
-            rep->nfr == 1 ? "" : "s");
-    if (with != rep->nfr)
-        fprintf(out, ", %zu with collective entries", with);
-    if (rep->fr_refused)
-        fprintf(out, ", %zu refused (see the warnings)", rep->fr_refused);
-    fputc('\n', out);
-    if (with >= 2 && !rep->nfrf) {
-        fputs("  ranks ", out);
-        for (size_t i = 0, k = 0; i < rep->nfr; i++)
-            if (rep->fr[i].nentries > 0) {
-                k++;
-                fprintf(out, "%s%d", k == 1 ? "" : k == with ? " and " : ", ", rep->fr[i].rank);
+    if (!hang_known(rep))
+        return;
+    size_t n = rep->nculprit_ranks;
+    fprintf(out, "%sHang:%s rank%s ", s->bold, s->off, n > 1 ? "s" : "");
+    for (size_t i = 0; i < n && i < 8; i++) {
+        int r = rep->culprit_ranks[i];
+        const dx_rank *x = dx_job_rank_get(&rep->job, r);
+        fprintf(out, "%s%s%d%s", i ? (i + 1 == n ? " and " : ", ") : "", s->bold, r, s->off);
+        if (x && (x->host[0] || x->cuda_dev >= 0 || x->pid >= 0)) {
+            const char *sep = "";
+            fputs(" (", out);
+            if (x->host[0]) {
+                fputs("on ", out);
+                put(out, x->host);
+                sep = ", ";
             }
-        fprintf(out,
-                " reached the same collectives with the same operations (%zu dumps "
-                "compared)\n",
-                with);
-    } else if (with == 1)
-        fputs("  one dump with entries: nothing to compare it with\n", out);
-    else if (!with)
-        fputs("  no dump holds collective entries: nothing was compared\n", out);
-    for (size_t i = 0; i < rep->nfrf && (verbose || i < 3); i++) {
-        fprintf(out, "  %s: ", dx_frdump_kind_name(rep->frf[i].kind));
-        put(out, rep->frf[i].why);
+            if (x->cuda_dev >= 0) {
+                fprintf(out, "%sGPU %d", sep, x->cuda_dev);
+                sep = ", ";
+            }
+            if (x->pid >= 0)
+                fprintf(out, "%spid %lld", sep, x->pid);
+            fputc(')', out);
+        }
+    }
+    if (n > 8)
+        fprintf(out, " and %zu more", n - 8);
+    fprintf(out, " hold%s up the others\n", n > 1 ? "" : "s");
+    const char *where = hang_where(rep);
+    if (where && where == rep->frv.where)
+        fprintf(out, "  where: rank %d ", rep->culprit);
+    else if (where)
+        fputs("  evidence: ", out);
+    if (where) {
+        put(out, where);
         fputc('\n', out);
     }
+    const dx_finding *f = &rep->f[0];
+    fprintf(out, "  how sure: %s%s %.2f%s (%s); %s\n", level_color(s, f->confidence),
+            dx_level_name(f->confidence), f->confidence, s->off, f->ref->id,
+            rep->culprit_why ? rep->culprit_why : "");
+    char buf[200];
+    dx_report_fr_count(rep, "flight-recorder dump", buf, sizeof buf);
+    if (buf[0])
+        fprintf(out, "  read: %s\n", buf);
+    fputc('\n', out);
+}
+
+/* The flight recorder's section: what was read and compared, and what it shows. It claims that
+ * every rank reached the same collectives only when at least two dumps were compared and none
+ * was missing, empty or unreadable. */
+static void write_flight_recorder(FILE *out, const ddx_report *rep, int verbose, const style *s)
+{
+    const dx_fr_verdict *v = &rep->frv;
+    if (!v->ndumps && !v->nunplaced)
+        return;
+    char buf[200];
+    dx_report_fr_count(rep, "dump", buf, sizeof buf);
+    fprintf(out, "\n%sflight recorder%s (%s)\n", s->bold, s->off, buf);
+    if (v->nculprits) {
+        fprintf(out, "  culprit%s: rank%s ", v->nculprits > 1 ? "s" : "",
+                v->nculprits > 1 ? "s" : "");
+        for (size_t i = 0; i < v->nculprits && i < 16; i++)
+            fprintf(out, "%s%d", i ? ", " : "", v->culprits[i]);
+        fprintf(out, "%s\n", v->decisive ? "" : " (the dumps do not settle it)");
+    }
+    if (!rep->nfrf) {
+        if (dx_report_fr_all_same(rep))
+            fprintf(out, "  every rank reached the same collectives with the same operations\n");
+        else if (v->ncompared >= 2)
+            fprintf(out, "  no difference among the %zu dumps compared\n", v->ncompared);
+        else
+            fprintf(out, "  fewer than two readable dumps of one process group: nothing to "
+                         "compare\n");
+    }
+    /* the first findings, and every empty or unreadable dump */
+    size_t shown = 0;
+    for (size_t i = 0; i < rep->nfrf; i++)
+        if (verbose || i < 4 || rep->frf[i].kind == DX_FR_EMPTY_DUMP) {
+            fprintf(out, "  %s: ", dx_frdump_kind_name(rep->frf[i].kind));
+            put(out, rep->frf[i].why);
+            fputc('\n', out);
+            shown++;
+        }
+    if (shown < rep->nfrf)
+        fprintf(out, "  ... %zu findings in all (--verbose lists them)\n", rep->nfrf);
 }
 
 int ddx_report_write_text(const ddx_report *rep, int flags, FILE *out, ddx_error *err)
@@ -797,6 +979,7 @@ int ddx_report_write_text(const ddx_report *rep, int flags, FILE *out, ddx_error
     uint64_t lines = 0;
     for (size_t i = 0; i < rep->ninputs; i++)
         lines += rep->inputs[i].lines;
+    write_hang(out, rep, &s);
     if (!rep->nkept && rep->unrec) {
         write_unrec(out, rep, &s);
     } else if (!rep->nkept) {
@@ -860,8 +1043,7 @@ int ddx_report_write_text(const ddx_report *rep, int flags, FILE *out, ddx_error
         }
     }
     write_progress_gap(out, rep);
-    if (rep->nfr || rep->fr_refused)
-        write_flight_recorder(out, rep, verbose, &s);
+    write_flight_recorder(out, rep, verbose, &s);
     size_t nused = 0;
     for (size_t i = 0; i < rep->facts.n; i++)
         nused += rep->facts.v[i].used != 0;

@@ -230,6 +230,18 @@ static void write_verdict(FILE *out, const ddx_report *rep, int flags)
         }
         fputs("</dd>", out);
     }
+    dx_hang_view hv;
+    dx_report_hang(rep, &hv);
+    if (hv.known && hv.where[0]) {
+        fprintf(out, "<dt>%s</dt><dd>", hv.from_fr ? "Where it stands" : "The evidence");
+        dx_html_text(out, hv.where);
+        fputs("</dd>", out);
+    }
+    if (hv.known && hv.read[0]) {
+        fputs("<dt>Dumps read</dt><dd>", out);
+        dx_html_text(out, hv.read);
+        fputs("</dd>", out);
+    }
     if (nc && rep->culprit_why) {
         fputs("<dt>Why that rank</dt><dd>", out);
         dx_html_text(out, rep->culprit_why);
@@ -1099,10 +1111,15 @@ static void write_facts(FILE *out, const ddx_report *rep)
         return;
     fputs("<section class=\"card\" id=\"facts\"><h2>Facts and noise</h2>", out);
     if (rep->nfr) {
-        fprintf(out, "<h3>Flight recorder (%zu dump%s)</h3><ul>", rep->nfr,
-                rep->nfr == 1 ? "" : "s");
-        if (!rep->nfrf)
+        char buf[200];
+        dx_report_fr_count(rep, "dump", buf, sizeof buf);
+        fputs("<h3>Flight recorder (", out);
+        dx_html_text(out, buf[0] ? buf : "no dump of this job");
+        fputs(")</h3><ul>", out);
+        if (dx_report_fr_all_same(rep))
             fputs("<li>every rank reached the same collectives with the same operations</li>", out);
+        else if (!rep->nfrf)
+            fputs("<li>nothing to compare, or no difference among the dumps compared</li>", out);
         for (size_t i = 0; i < rep->nfrf; i++) {
             fputs("<li>", out);
             dx_html_text(out, dx_frdump_kind_name(rep->frf[i].kind));

@@ -10,6 +10,8 @@
  *     mid-stream), named by its innermost frame;
  *   - the first echo, when every exception is one (the failing rank's own output is then not
  *     in the inputs);
+ *   - a process that died in native code without any exception: a signal, C++'s terminate, a
+ *     fatal Python error, glibc's checks (the native-crash reading);
  *   - the launcher's record of a failed rank (torchelastic's root-cause entry, its agent,
  *     srun), when there is no exception at all.
  * The closest references come from nearest.c and are only pointers for the reader.
@@ -21,6 +23,7 @@
 #include "diag.h"
 #include "job/collectives.h"
 #include "job/launchers.h"
+#include "job/native.h"
 
 /* Lines a rank prints because another rank failed, or a launcher prints around a child's
  * failure. Each is a wording of torch, gloo, NCCL, torchelastic, torch.multiprocessing or Ray. */
@@ -144,6 +147,16 @@ int dx_unrec_find(ddx_report *rep, dx_unrec **out)
     }
     if (!p.text)
         p = echo;
+    if (!p.text) {
+        /* no exception at all: a process that died below Python */
+        int nrank;
+        uint64_t nseq;
+        const char *native = dx_native_crash(jm, &nrank, &nseq);
+        if (native) {
+            p = (pick){nrank, nseq, native};
+            cut = 1; /* the process's own failure, but no exception class to name */
+        }
+    }
     if (!p.text) {
         /* no exception at all: the launcher's own record of the rank that failed */
         int rc_code, rc_has_code;

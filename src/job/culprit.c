@@ -25,6 +25,10 @@ static const policy policies[] = {
     {"dump", -1, 1, 0, NULL},
     {"straggler", 10, 1, 0, "its steps are the slowest"},
     {"flight-recorder", 50, 1, 0, "the flight recorder shows it out of step with the others"},
+    /* NCCL's RAS report: a process considered dead, a minority behind in operation count */
+    {"nccl-ras", 48, 1, 0, "NCCL's RAS report shows it dead, behind the others or silent"},
+    /* fr_trace or the debug server's table, pasted: the ranks that did not join a collective */
+    {"analyzer", 55, 1, 0, "a flight-recorder analyzer's output names it"},
     {"stopped", 100, 1, 1, "its output stops long before the others'"},
     {"stack", 80, 1, 0, "its stack is outside any collective while the job hangs"},
     {"desync", 20, 1, 0, "it is alone in a different collective"},
@@ -247,12 +251,14 @@ int dx_culprit_pick(dx_job_model *jm, const dx_culprit_ctx *ctx, dx_culprit *out
              agree ? "; the other signals agree or are silent"
                    : "; other signals disagree (see culprit_signals)");
     out->why = dx_strdup(buf);
-    return out->why ? DDX_OK : DDX_ENOMEM;
+    out->decided = dx_strdup(pick->why ? pick->why : "");
+    return out->why && out->decided ? DDX_OK : DDX_ENOMEM;
 }
 
 void dx_culprit_fini(dx_culprit *c)
 {
     dx_free(c->why);
+    dx_free(c->decided);
     for (size_t i = 0; i < c->nsignals; i++)
         dx_free(c->signals[i]);
     dx_free(c->signals);

@@ -16,6 +16,7 @@ typedef struct dx_culprit {
     int ranks[DX_VOTE_RANKS];
     size_t nranks;  /* the ranks the deciding vote names, rank first (0 when none) */
     char *why;      /* owned; NULL when none */
+    char *decided;  /* owned: the deciding vote's own line; NULL when none */
     char **signals; /* owned: one line per vote that survived the vetoes, in the policy's order */
     size_t nsignals;
 } dx_culprit;

@@ -16,6 +16,7 @@
     X(torchelastic)                                                                                \
     X(dump_signal)                                                                                 \
     X(exceptions)                                                                                  \
+    X(native_crash)                                                                                \
     X(progress)                                                                                    \
     X(stopped_output)                                                                              \
     X(desync)                                                                                      \
@@ -35,6 +36,8 @@
     X(store_barrier)                                                                               \
     X(megatron_straggler)                                                                          \
     X(nccl_net)                                                                                    \
+    X(nccl_ras)                                                                                    \
+    X(fr_analyzer)                                                                                 \
     X(view_shape)                                                                                  \
     X(hosts)                                                                                       \
     X(tracebacks)                                                                                  \

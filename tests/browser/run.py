@@ -6,6 +6,9 @@ chromium, chromium-driver and python3-selenium, which `make test` installs).
   run.py catalogue  --ddx BUILD/ddx   the static catalogue written by `ddx site`
   run.py serve      --ddx BUILD/ddx   `ddx serve`: catalogue, upload page, JSON API, limits
   run.py screenshots --ddx BUILD/ddx --out DIR   the README's two pictures (docs/*.png)
+  run.py open       --ddx BUILD/ddx [--page FILE]  a report page as a user opens it offline: the
+                    given one (bench/run.sh --html passes the 1 GB log's), else the bundled
+                    example's, written here by ddx diagnose --html
 
 Each case checks what a person would see: the page opens with no console error and no network
 request, the drawings render (a screenshot of each is decoded and must not be blank), markup in
@@ -250,6 +253,25 @@ def case_report(tmp):
         d.quit()
 
 
+def case_open(tmp):
+    page = ARGS.page
+    if not page:
+        page = os.path.join(tmp, "example.html")
+        rc, out, err = ddx(["diagnose", "--html", page, EXAMPLE])
+        check(rc == 1 and os.path.exists(page),
+              "ddx diagnose --html writes the bundled example's page (exit %d)" % rc)
+    page = os.path.abspath(page)
+    d = browser()
+    try:
+        open_page(d, "file://" + page, "the page %s (%d bytes)" % (os.path.basename(page),
+                                                                  os.path.getsize(page)))
+        check(d.title.startswith("ddx: "), "the title names the finding: %r" % d.title)
+        check(bool(by_css(d, "#finding")), "the page shows its finding")
+        not_blank(d.get_screenshot_as_png(), "the page")
+    finally:
+        d.quit()
+
+
 # ---- the catalogue ----------------------------------------------------------------------------
 
 # fragments of real messages (the references' own signal text) and the reference they find
@@ -485,9 +507,10 @@ def case_screenshots(tmp):
 def main():
     global ARGS
     ap = argparse.ArgumentParser(description="ddx's pages in headless Chromium")
-    ap.add_argument("case", choices=["report", "catalogue", "serve", "screenshots"])
+    ap.add_argument("case", choices=["report", "catalogue", "serve", "screenshots", "open"])
     ap.add_argument("--ddx", required=True, help="the ddx binary (ddx-web beside it)")
     ap.add_argument("--out", default=".", help="screenshots: where to write them")
+    ap.add_argument("--page", help="open: the page to open (default: the bundled example's)")
     ARGS = ap.parse_args()
     ARGS.ddx = os.path.abspath(ARGS.ddx)
     missing = [x for x in (CHROMIUM, DRIVER) if not os.access(x, os.X_OK)]

@@ -240,11 +240,12 @@ $ diagnose --verbose $H/own-pid
 # the flight-recorder summary claims only what was compared: a dump refused is not "every rank
 # reached the same collectives" (was: said so with every dump refused)
 $ diagnose $H/fr-json-bomb
+> flight recorder (1 dump, 0 compared, 1 unreadable)
 < reached the same collectives
 < every rank reached
 $ diagnose $H/fr-one-dump
-> 1 dump read
-> nothing to compare it with
+> flight recorder (1 dump, 0 compared)
+> nothing to compare
 < every rank reached
 $ diagnose $H/fr-snapshot
 < every rank reached

@@ -17,6 +17,10 @@
 #   rank R FIELD = VALUE            a field of rank R in "ranks" (null, numbers, text, [n, m])
 #   no rank R                       rank R is not in "ranks"
 #   top = ID | null                 the first diagnosis
+#   level >= possible|likely|confirmed   the first diagnosis's level is at least that
+#   fr KIND ~ TEXT                  a flight-recorder finding of that kind names TEXT ("no fr":
+#                                   none at all); fr culprits = N M ... (the dumps' culprits)
+#   hang ~ TEXT                     the report's hang lead ("where") contains TEXT ("no hang")
 #
 #   tests/job/run.sh DDX CASE_DIR...         check the cases (one line per failure)
 #   tests/job/run.sh --coverage DDX DIR      every reading `ddx facts` lists has a folder DIR/<name>
@@ -163,6 +167,41 @@ def check(case):
             elif text(ranks[r].get(field)) != want:
                 fail(n, "rank %d %s = %s, expected %s" % (r, field, text(ranks[r].get(field)),
                                                           want))
+            continue
+        fr = d.get("flight_recorder") or {}
+        frf = fr.get("findings", [])
+        if line == "no fr":
+            if frf:
+                fail(n, "flight-recorder findings: %s" % [f["why"] for f in frf])
+            continue
+        m = re.match(r"^fr culprits = ?(.*)$", line)
+        if m:
+            got = " ".join(str(x) for x in fr.get("culprit_ranks", []))
+            if got != m.group(1):
+                fail(n, "fr culprits = %s, expected %s" % (got, m.group(1)))
+            continue
+        m = re.match(r"^fr (\S+) ~ (.*)$", line)
+        if m:
+            kind, want = m.groups()
+            if not any(f["kind"] == kind and want in f["why"] for f in frf):
+                fail(n, "no %s finding naming '%s' (got %s)" % (kind, want,
+                                                               [f["why"] for f in frf]))
+            continue
+        m = re.match(r"^(no )?hang(?: ~ (.*))?$", line)
+        if m:
+            h = d.get("hang")
+            if m.group(1):
+                if h:
+                    fail(n, "a hang lead: %s" % h)
+            elif not h or (m.group(2) and m.group(2) not in (h.get("where") or "")):
+                fail(n, "hang lead %s lacks '%s'" % (h, m.group(2)))
+            continue
+        m = re.match(r"^level >= (possible|likely|confirmed)$", line)
+        if m:
+            order = ["possible", "likely", "confirmed"]
+            got = d["diagnoses"][0]["level"] if d.get("diagnoses") else None
+            if got not in order or order.index(got) < order.index(m.group(1)):
+                fail(n, "level = %s, expected at least %s" % (got, m.group(1)))
             continue
         m = re.match(r"^(culprit|culprit_ranks|top) = ?(.*)$", line)
         if m:

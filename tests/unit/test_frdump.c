@@ -78,7 +78,7 @@ static void check_rank3(const dx_frdump *d)
     assert_int_equal(d->pgs[0].last_completed, 2);
     assert_int_equal(d->nentries, 5);
     const dx_fr_entry *e = d->entries;
-    assert_string_equal(e[0].pg, "0");
+    assert_string_equal(d->pgs[e[0].pg].name, "0");
     assert_int_equal(e[0].pg_id, 0);
     assert_int_equal(e[0].coll_seq, 1);
     assert_string_equal(e[0].op, "nccl:all_reduce");
@@ -156,7 +156,13 @@ static void test_broken(void **state)
     for (size_t f = 0; f < DX_ARRAY_LEN(files); f++) {
         size_t n;
         char *p = load(files[f], &n);
-        for (size_t k = 0; k < n; k += f == 2 ? 7 : 1) {
+        /* no bytes at all: an empty dump (a rank that left an empty file), not a broken one */
+        dx_frdump e;
+        assert_int_equal(parse_bytes(files[f], p, 0, &e, NULL), DDX_OK);
+        assert_int_equal(e.status, DX_FR_EMPTY);
+        assert_int_equal(e.nentries, 0);
+        dx_frdump_fini(&e);
+        for (size_t k = 1; k < n; k += f == 2 ? 7 : 1) {
             dx_frdump d;
             ddx_error err = {0};
             int rc = parse_bytes(files[f], p, k, &d, &err);
@@ -164,6 +170,7 @@ static void test_broken(void **state)
                 fail_msg("%s cut at %zu parsed", files[f], k);
             assert_int_equal(rc, DDX_EFORMAT);
             assert_int_equal(d.nentries, 0);
+            assert_int_equal(d.status, DX_FR_REFUSED);
             dx_frdump_fini(&d);
         }
         /* every byte changed: any result but a crash or a leak */
@@ -187,7 +194,7 @@ static void test_broken(void **state)
     expect_refused("x", "\x80\x02}}.", 5, "STOP with a stack");
     expect_refused("x", "\x80\x02].", 4, "the top is not a dict");
     expect_refused("x", "{\"version\": \"2.4\"}", 18, "no 'entries'");
-    expect_refused("x", "", 0, "neither JSON");
+    expect_refused("x", " \n", 2, "neither JSON"); /* blank, not empty (an empty dump) */
     /* nesting: 60 lists are fine (inside a dict), 70 are refused */
     char buf[256];
     for (int depth = 60; depth <= 70; depth += 10) {
@@ -245,7 +252,14 @@ static void test_rank_from_name(void **state)
                  {"/tmp/nccl_trace_rank_12", 12},
                  {"rank_3", 3},
                  {"dumps/nccl_trace_rank_0", 0},
-                 {"flight_recorder.bin", -1}};
+                 {"flight_recorder.bin", -1},
+                 {"_dump_12", 12},
+                 {"trace_3", 3},
+                 {"torchcomm_fr_trace_5", 5},
+                 {"dumps/nccl_trace_rank_7.json", 7},
+                 {"rank3.p2.pkl", 3},
+                 {"comm_lib_trace_rank_15.pkl", 15},
+                 {"trace_20240501123000", -1}};
     const char *json = "{\"entries\": []}";
     for (size_t i = 0; i < DX_ARRAY_LEN(cases); i++) {
         dx_frdump d;
@@ -258,6 +272,125 @@ static void test_rank_from_name(void **state)
     assert_int_equal(parse_bytes("trace.json", with_rank, strlen(with_rank), &d, NULL), DDX_OK);
     assert_int_equal(d.rank, 5);
     dx_frdump_fini(&d);
+    /* the dump's own field wins over its name */
+    assert_int_equal(parse_bytes("trace_3", with_rank, strlen(with_rank), &d, NULL), DDX_OK);
+    assert_int_equal(d.rank, 5);
+    assert_true(d.rank_from_field);
+    assert_string_equal(d.prefix, "trace_");
+    dx_frdump_fini(&d);
+    assert_true(dx_frdump_name_ranked("x/_dump_12"));
+    assert_false(dx_frdump_name_ranked("rank0.log"));
+}
+
+/* A CUDA memory snapshot found beside the dumps is named for what it is and left out. */
+static void test_not_a_dump(void **state)
+{
+    (void)state;
+    static const unsigned char snap[] = {0x80, 0x02, '}', 'X', 8,   0,   0,   0,   's', 'e',
+                                         'g',  'm',  'e', 'n', 't', 's', ']', 's', '.'};
+    dx_frdump d[2];
+    ddx_error e = {0};
+    assert_int_equal(parse_bytes("snapshot_0.pickle", snap, sizeof snap, &d[0], &e), DDX_EFORMAT);
+    assert_non_null(strstr(e.message, "a CUDA memory snapshot"));
+    assert_string_not_equal(d[0].other, "");
+    const char *js = "{\"pg_config\": {}, \"entries\": []}";
+    assert_int_equal(parse_bytes("nccl_trace_rank_1", js, strlen(js), &d[1], NULL), DDX_OK);
+    dx_fr_finding f[4];
+    dx_fr_verdict v;
+    assert_int_equal(dx_frdump_analyze(d, 2, f, 4, &v), 0);
+    assert_int_equal(v.ndumps, 1);
+    assert_int_equal(v.nrefused, 0);
+    assert_int_equal(v.ncompared, 0);
+    dx_frdump_fini(&d[0]);
+    dx_frdump_fini(&d[1]);
+}
+
+/* Which dumps count: a second dump of one rank and a dump without a rank are warned about and
+ * left out; an empty file counts when a dump of the job shares its name's prefix. */
+static void test_placement(void **state)
+{
+    (void)state;
+    const char *js = "{\"pg_config\": {\"0\": {\"name\": \"0\", \"desc\": \"default_pg\", "
+                     "\"ranks\": \"[0, 1, 2]\"}}, \"pg_status\": {}}";
+    dx_frdump d[6];
+    assert_int_equal(parse_bytes("trace_0", js, strlen(js), &d[0], NULL), DDX_OK);
+    assert_int_equal(parse_bytes("trace_1", js, strlen(js), &d[1], NULL), DDX_OK);
+    assert_int_equal(parse_bytes("again/trace_1.json", js, strlen(js), &d[2], NULL), DDX_OK);
+    assert_int_equal(parse_bytes("flight.json", js, strlen(js), &d[3], NULL), DDX_OK);
+    dx_frdump_empty("trace_2", &d[4]);
+    dx_frdump_empty("worker_9", &d[5]); /* another prefix: not this job's dump */
+    dx_fr_finding f[8];
+    dx_fr_verdict v;
+    size_t k = dx_frdump_analyze(d, 6, f, 8, &v);
+    assert_int_equal(v.ndumps, 3);
+    assert_int_equal(v.nread, 2);
+    assert_int_equal(v.nempty, 1);
+    assert_int_equal(v.nduplicate, 1);
+    assert_int_equal(v.nunplaced, 1);
+    assert_int_equal(v.nwarn, 2);
+    assert_non_null(strstr(v.warn[0], "trace_1 and trace_1.json both hold rank 1's"));
+    assert_non_null(strstr(v.warn[1], "flight.json: a flight-recorder dump that names no rank"));
+    assert_int_equal(k, 1);
+    assert_int_equal(f[0].kind, DX_FR_EMPTY_DUMP);
+    assert_int_equal(f[0].rank, 2);
+    assert_string_equal(f[0].why, "rank 2 wrote an empty dump (trace_2)");
+    /* nobody waits: the empty dump alone names no culprit */
+    assert_int_equal(v.nculprits, 0);
+    for (size_t i = 0; i < 6; i++)
+        dx_frdump_fini(&d[i]);
+}
+
+/* The writer-format sets (gen_sets.py: JSON and pickle, full and only-active, two with rank 5's
+ * dump empty), each read under every file-name style real tools write: ranks 3 and 6 are the
+ * culprits; ranks 2 and 7, behind in their expert group only because they wait in tensor
+ * parallel for them, are not. */
+static void test_multi_group_set(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *file, *ext; /* the set's files: file, the rank, ext */
+        int empty;              /* rank 5's dump is empty */
+    } sets[] = {{"sets/active-pickle-tc/torchcomm_fr_trace_", "", 1},
+                {"sets/full-json-nccl/nccl_trace_rank_", "", 0},
+                {"sets/full-pickle-dump/_dump_", "", 1},
+                {"sets/active-json-trace/trace_", ".json", 0}};
+    static const char *const styles[][2] = {
+        {"dumps/_dump_", ""},        {"trace_", ""},
+        {"torchcomm_fr_trace_", ""}, {"host-b/nccl_trace_rank_", ""},
+        {"fr/trace_", ".json"},      {"comm_lib_trace_rank_", ".pkl"}};
+    for (size_t s = 0; s < DX_ARRAY_LEN(sets); s++)
+        for (size_t y = 0; y < DX_ARRAY_LEN(styles); y++) {
+            dx_frdump d[8];
+            for (int r = 0; r < 8; r++) {
+                char file[128], name[128];
+                snprintf(file, sizeof file, "%s%d%s", sets[s].file, r, sets[s].ext);
+                snprintf(name, sizeof name, "%s%d%s", styles[y][0], r, styles[y][1]);
+                size_t n;
+                char *p = load(file, &n);
+                assert_int_equal(parse_bytes(name, p, n, &d[r], NULL), DDX_OK);
+                free(p);
+                assert_int_equal(d[r].rank, r);
+            }
+            dx_fr_finding f[32];
+            dx_fr_verdict v;
+            size_t k = dx_frdump_analyze(d, 8, f, 32, &v);
+            for (int r = 0; r < 8; r++)
+                dx_frdump_fini(&d[r]);
+            assert_true(k >= 2);
+            assert_int_equal(v.nculprits, 2);
+            assert_int_equal(v.culprits[0], 3);
+            assert_int_equal(v.culprits[1], 6);
+            assert_true(v.decisive);
+            assert_int_equal(v.ngroups, 13); /* default, 4 tp, 4 ep and 4 pp, each kind one name */
+            assert_int_equal(v.nempty, (size_t)sets[s].empty);
+            assert_int_equal(v.nunplaced, 0);
+            assert_non_null(strstr(v.where, "never joined collective"));
+            for (size_t i = 0; i < k; i++)
+                if (f[i].root)
+                    assert_true(f[i].rank == 3 || f[i].rank == 6);
+                else
+                    assert_true(f[i].rank != 3 && f[i].rank != 6);
+        }
 }
 
 static void test_entry_cap(void **state)
@@ -284,28 +417,43 @@ static void test_entry_cap(void **state)
     free(js);
 }
 
-/* pg_status is keyed by pg_id; the entries of that pg_id name the PG. Ranks may be a list. */
+/* pg_status is keyed by the rank's local pg_id: the entries of that pg_id name the group, and a
+ * key no entry explains (other than "0", the default group) is not taken for a group's name.
+ * Ranks may be a list. */
 static void test_pg_status_by_id(void **state)
 {
     (void)state;
     const char *js =
         "{\"pg_config\": {\"tp\": {\"name\": \"tp\", \"desc\": \"tensor\", "
-        "\"ranks\": [4, 5]}}, \"entries\": [{\"pg_id\": 7, \"process_group\": "
+        "\"ranks\": [5, 4]}}, \"entries\": [{\"pg_id\": 7, \"process_group\": "
         "[\"tp\", \"tensor\"], \"collective_seq_id\": 9, \"duration_ms\": 2, "
         "\"future\": {\"a\": [1]}}], \"pg_status\": {\"7\": "
         "{\"last_enqueued_collective\": 9, \"last_started_collective\": 9, "
         "\"last_completed_collective\": 8}, \"3\": {\"last_enqueued_collective\": 1}}}";
     dx_frdump d;
     assert_int_equal(parse_bytes("nccl_trace_rank_4", js, strlen(js), &d, NULL), DDX_OK);
-    assert_int_equal(d.npgs, 2);
+    assert_int_equal(d.npgs, 1);
     assert_string_equal(d.pgs[0].name, "tp");
     assert_int_equal(d.pgs[0].nranks, 2);
+    assert_int_equal(d.pgs[0].ranks[0], 4); /* sorted */
     assert_int_equal(d.pgs[0].ranks[1], 5);
+    assert_int_equal(d.pgs[0].local_id, 7);
     assert_int_equal(d.pgs[0].last_completed, 8);
-    assert_string_equal(d.pgs[1].name, "3");
-    assert_int_equal(d.pgs[1].last_enqueued, 1);
-    assert_int_equal(d.pgs[1].last_started, -1);
+    assert_int_equal(d.status_unmapped, 1);
     assert_true(d.entries[0].duration_ms == 2);
+    dx_frdump_fini(&d);
+    /* without an entry, key "0" is the default group, whatever its name */
+    const char *js0 = "{\"pg_config\": {\"main\": {\"name\": \"main\", \"desc\": "
+                      "\"default_pg\", \"ranks\": \"[0, 1]\"}}, \"pg_status\": {\"0\": "
+                      "{\"last_enqueued_collective\": \"12\", \"last_started_collective\": "
+                      "\"12\", \"last_completed_collective\": \"11\"}}}";
+    assert_int_equal(parse_bytes("trace_1", js0, strlen(js0), &d, NULL), DDX_OK);
+    assert_int_equal(d.rank, 1);
+    assert_int_equal(d.npgs, 1);
+    assert_true(d.pgs[0].has_status);
+    assert_int_equal(d.pgs[0].last_enqueued, 12);
+    assert_int_equal(d.pgs[0].last_completed, 11);
+    assert_int_equal(d.status_unmapped, 0);
     dx_frdump_fini(&d);
 }
 
@@ -352,9 +500,11 @@ static void mk(dx_frdump *d, int rank, const char *ranks, const char *const *ent
 #define AR "all_reduce;[[1024,1024]];Float;completed"
 #define AR_STARTED "all_reduce;[[1024,1024]];Float;started"
 
+static dx_fr_verdict last_verdict;
+
 static size_t run(dx_frdump *d, size_t n, dx_fr_finding *f, size_t max)
 {
-    size_t k = dx_frdump_analyze(d, n, f, max);
+    size_t k = dx_frdump_analyze(d, n, f, max, &last_verdict);
     for (size_t i = 0; i < n; i++)
         dx_frdump_fini(&d[i]);
     for (size_t i = 0; i < k; i++)
@@ -532,6 +682,9 @@ int main(void)
         cmocka_unit_test(test_refuses_code),
         cmocka_unit_test(test_broken),
         cmocka_unit_test(test_rank_from_name),
+        cmocka_unit_test(test_not_a_dump),
+        cmocka_unit_test(test_placement),
+        cmocka_unit_test(test_multi_group_set),
         cmocka_unit_test(test_behind),
         cmocka_unit_test(test_op),
         cmocka_unit_test(test_size_dtype_order),
