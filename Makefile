@@ -3,6 +3,7 @@
 #   make test   install missing Debian packages, build, run every test (plain and ASan+UBSan)
 #   make install     the binary, its man page and shell completions under $(DESTDIR)$(PREFIX)
 #   make fuzz        the libFuzzer targets (clang); make fuzz-run FUZZ_SECONDS=N runs them all
+#   make mutate apply scripts/mutations.txt one mutation at a time; every mutant must be killed
 MAKEFLAGS += --no-print-directory
 BUILD ?= build
 ASAN_BUILD ?= build-asan
@@ -12,8 +13,8 @@ JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 PREFIX ?= /usr/local
 DESTDIR ?=
 
-.PHONY: all deps deps-test deps-fuzz build demo test test-fast test-asan bench lint clean fuzz fuzz-run \
-	install uninstall
+.PHONY: all deps deps-test deps-fuzz build demo test test-fast test-asan bench mutate lint clean fuzz \
+	fuzz-run install uninstall
 
 all: build
 
@@ -67,6 +68,11 @@ test-asan: deps
 	@cmake --build $(ASAN_BUILD) -j $(JOBS)
 	@cd $(ASAN_BUILD) && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
 		ctest --output-on-failure -j $(JOBS) -LE slow
+
+# Mutation testing: each breakage of scripts/mutations.txt applied to a copy of the tree, built
+# and tested; reports the test that killed it or that it survived (slow: not part of `make test`).
+mutate: deps
+	@JOBS=$(JOBS) sh scripts/mutate.sh $(MUTATE_ARGS)
 
 bench: build
 	@sh bench/run.sh --build $(BUILD) $(BENCH_ARGS)

@@ -10,7 +10,9 @@
 #   --build DIR        build folder holding ddx (default: build)
 #   --sizes "N ..."    sizes in MB (default: 100; --full: "100 1024")
 #   --full             same as --sizes "100 1024"
-#   --ranks N          ranks in the generated job (default 16)
+#   --gen job|chatter  the data: gen_job.py's trainer job, every rank printing a step line each
+#                      step (default), or gen.py's launcher and logging chatter (the first bench)
+#   --ranks N          ranks in the generated job (default 64 for job, 16 for chatter)
 #   --seed N           generator seed (default 1)
 #   --runs N           hyperfine runs per command below 500 MB (default 5; 3 from 500 MB on)
 #   --pcre2-max-mb N   run the (slow) rg -P figure only up to this size (default 200; 0 = never)
@@ -23,8 +25,9 @@ set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(dirname "$here")
 build=build
+gen=job
 sizes=100
-ranks=16
+ranks=
 seed=1
 runs=
 pcre2_max=200
@@ -35,6 +38,7 @@ out=
 while [ $# -gt 0 ]; do
     case "$1" in
         --build) build=$2; shift 2 ;;
+        --gen) gen=$2; shift 2 ;;
         --sizes) sizes=$2; shift 2 ;;
         --full) sizes="100 1024"; shift ;;
         --ranks) ranks=$2; shift 2 ;;
@@ -49,6 +53,11 @@ while [ $# -gt 0 ]; do
     esac
 done
 
+case "$gen" in
+    job) genpy=gen_job.py; ranks=${ranks:-64} ;;
+    chatter) genpy=gen.py; ranks=${ranks:-16} ;;
+    *) echo "run.sh: --gen takes job or chatter, not $gen" >&2; exit 2 ;;
+esac
 case "$build" in /*) ;; *) build="$root/$build" ;; esac
 ddx="$build/ddx"
 [ -x "$ddx" ] || { echo "run.sh: $ddx not found; build first (make build)" >&2; exit 2; }
@@ -154,7 +163,7 @@ for mb in $sizes; do
     f="$workdir/job-${mb}MB.log"
     d="$workdir/ranks-${mb}MB"
     echo "== generating $mb MB (ranks $ranks, seed $seed)" >&2
-    "$py" "$here/gen.py" --size-mb "$mb" --ranks "$ranks" --seed "$seed" --out "$f" \
+    "$py" "$here/$genpy" --size-mb "$mb" --ranks "$ranks" --seed "$seed" --out "$f" \
         --per-rank-dir "$d" --gz --zst --repo "$root"
     bytes=$(wc -c < "$f")
     dbytes=$(cat "$d"/* | wc -c)
@@ -167,10 +176,12 @@ for mb in $sizes; do
     if [ "$pcre2_max" -gt 0 ] && [ "$mb" -le "$pcre2_max" ]; then
         measure "rg -P -c -f ($n_pcre2 patterns, $n_chunks runs)" "$lbl" "$bytes" 1 "$workdir/pcre2.sh $f"
     fi
+    measure "ddx diagnose --json --jobs 1" "$lbl" "$bytes" "$n" "$ddx diagnose --json --jobs 1 $f"
     measure "ddx diagnose --json" "$lbl" "$bytes" "$n" "$ddx diagnose --json $f"
     measure "ddx diagnose --json .gz" "$lbl (gzip -1, $(wc -c < "$f.gz" | awk '{printf "%.1f", $1/1e6}') MB)" "$bytes" "$n" "$ddx diagnose --json $f.gz"
     measure "ddx diagnose --json .zst" "$lbl (zstd -3, $(wc -c < "$f.zst" | awk '{printf "%.1f", $1/1e6}') MB)" "$bytes" "$n" "$ddx diagnose --json $f.zst"
-    measure "ddx diagnose --json per-rank folder" "$lbl as $(ls "$d" | wc -l) files" "$dbytes" "$n" "$ddx diagnose --json $d"
+    measure "ddx diagnose --json --jobs 1 per-rank folder" "$lbl as $(ls "$d" | wc -l) files" "$dbytes" "$n" "$ddx diagnose --json --jobs 1 $d"
+    measure "ddx diagnose --json --jobs 2 per-rank folder" "$lbl as $(ls "$d" | wc -l) files" "$dbytes" "$n" "$ddx diagnose --json --jobs 2 $d"
     # what ddx found in the big file (sanity: it should find the inserted failures)
     set +e
     "$ddx" diagnose --json --html "$workdir/found.html" "$f" > "$workdir/found.json"

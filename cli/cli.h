@@ -27,6 +27,7 @@ typedef struct cli_args {
     double max_bytes;     /* diagnose: 0 no limit */
     const char *format;   /* diagnose --format: text, json, html (NULL: text) */
     int port;             /* serve --port, -1: the default */
+    int jobs;             /* diagnose --jobs: threads reading the inputs, 0: the default */
     const char *listen;   /* serve --listen, NULL: 127.0.0.1 */
     double max_upload_mb; /* serve --max-upload, -1: the default */
     char **args;

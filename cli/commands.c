@@ -158,6 +158,7 @@ int cli_diagnose(cli_args *a)
         ddx_job_on_progress(job, on_progress, &d);
     if (a->max_bytes > 0)
         ddx_job_set_max_bytes(job, (unsigned long long)a->max_bytes);
+    ddx_job_set_threads(job, a->jobs);
     int stdin_seen = 0;
     for (size_t i = 0; i < a->nargs; i++) {
         if (!strcmp(a->args[i], "-") && stdin_seen++)
@@ -332,7 +333,7 @@ int cli_lint(cli_args *a)
     dx_buf problems = {0};
     dx_lint_stats stats;
     ddx_error e = {0};
-    int rc = dx_lint_dir(dir, 1, NULL, &problems, &stats, &e);
+    int rc = dx_lint_dir(dir, !a->no_builtin, NULL, &problems, &stats, &e);
     if (problems.n)
         fputs(problems.p, stdout);
     dx_buf_fini(&problems);

@@ -7,6 +7,21 @@
  * that expects nothing) is clean when no diagnosis reaches `likely`. Figures are printed for
  * the whole corpus and per category (the case folder's name up to its last '-').
  *
+ * A failed job whose cause no reference covers ("failed": true, "expected": []) is neither a
+ * positive nor a negative: it is counted apart as unplaced (a finding there is no hit, and
+ * nothing reported is no clean negative). Over every failed job (the positives and the
+ * unplaced), a silent one is where ddx says nothing useful: no finding reaches `likely` and the
+ * report names no unrecognised failure either, so the user is left with nothing or guesses.
+ * A mute one is the worst of those: no finding at all and no unrecognised failure, the report
+ * says only "No known failure found".
+ *
+ * A figure with nothing to count (no positives, no negatives, no culprit labels: 0/0) is no
+ * figure: the text shows "–" and the JSON null, and a floor asked of it fails, since a floor
+ * that nothing measures cannot hold. JSON percentages are rounded to one decimal (the text's
+ * precision) and carry their counts beside them, so nothing needs the unrounded value.
+ * tests/eval-fixture is a corpus whose right answers are known by construction; its exact
+ * figures are asserted there, so any change to how a case is counted fails a test.
+ *
  * Calibration: every finding reported (and, apart, the top finding of each case) falls in a bin
  * of its confidence; a bin shows how many findings it holds, their mean confidence (predicted)
  * and the share of them that are an expected id (observed; any finding of a negative is wrong).
@@ -24,6 +39,7 @@
 typedef struct tally {
     char name[32];
     unsigned cases, pos, top1, top3, neg, clean, cul, culok;
+    unsigned unplaced, failed, silent, mute; /* failed: positives and unplaced */
 } tally;
 
 /* Confidence bins: [0, .2), [.2, .4), [.4, .6), [.6, .8), [.8, 1]; a bin counts for
@@ -120,16 +136,31 @@ static int expected_has(json_t *exp, const char *id)
     return 0;
 }
 
-static void add(tally *t, int pos, int top1, int top3, int neg, int clean, int cul, int culok)
+static double round_to(double v, int places)
+{
+    double k = pow(10, places);
+    return round(v * k) / k;
+}
+
+/* one case's counts, added to the total and to its category */
+typedef struct counts {
+    int pos, top1, top3, neg, clean, cul, culok, unplaced, failed, silent, mute;
+} counts;
+
+static void add(tally *t, const counts *c)
 {
     t->cases++;
-    t->pos += pos;
-    t->top1 += top1;
-    t->top3 += top3;
-    t->neg += neg;
-    t->clean += clean;
-    t->cul += cul;
-    t->culok += culok;
+    t->pos += c->pos;
+    t->top1 += c->top1;
+    t->top3 += c->top3;
+    t->neg += c->neg;
+    t->clean += c->clean;
+    t->cul += c->cul;
+    t->culok += c->culok;
+    t->unplaced += c->unplaced;
+    t->failed += c->failed;
+    t->silent += c->silent;
+    t->mute += c->mute;
 }
 
 static int run_case(eval_state *st, const ddx_kb *kb, const char *dir, const char *name)
@@ -148,7 +179,9 @@ static int run_case(eval_state *st, const ddx_kb *kb, const char *dir, const cha
         json_decref(cj);
         return cli_fail("eval: %s/case.json: 'expected' must be a list of reference ids", dir);
     }
-    int negative = json_array_size(exp) == 0 || (other && !strncmp(other, "negative", 8));
+    int unplaced = json_array_size(exp) == 0 && json_is_true(json_object_get(cj, "failed"));
+    int negative =
+        !unplaced && (json_array_size(exp) == 0 || (other && !strncmp(other, "negative", 8)));
 
     ddx_job *job = NULL;
     ddx_report *rep = NULL;
@@ -171,13 +204,15 @@ static int run_case(eval_state *st, const ddx_kb *kb, const char *dir, const cha
         json_decref(cj);
         return cli_fail("eval: %s: %s", dir, e.message);
     }
-    size_t n = ddx_report_count(rep);
+    size_t n = ddx_report_count(rep), at = 0; /* at: 1 + where the first expected id is */
     int top1 = 0, top3 = 0, clean = 1;
     for (size_t i = 0; i < n; i++) {
         int hit = !negative && expected_has(exp, ddx_report_id(rep, i));
         if (hit) {
             top1 |= i == 0;
             top3 |= i < 3;
+            if (!at)
+                at = i + 1;
         }
         if (ddx_report_confidence(rep, i) >= 0.5)
             clean = 0;
@@ -187,18 +222,32 @@ static int run_case(eval_state *st, const ddx_kb *kb, const char *dir, const cha
     }
     int has_cul = json_is_integer(jcul);
     int culok = has_cul && ddx_report_culprit_rank(rep) == (int)json_integer_value(jcul);
-    add(&st->total, !negative, !negative && top1, !negative && top3, negative, negative && clean,
-        has_cul, culok);
-    add(cat_of(st, name), !negative, !negative && top1, !negative && top3, negative,
-        negative && clean, has_cul, culok);
-    int right = negative ? clean : top1;
+    int pos = !negative && !unplaced, unrec = ddx_report_unrecognised(rep);
+    /* clean: nothing at likely; for a failed job, that without an unrecognised failure is silent */
+    int silent = !negative && clean && !unrec;
+    int mute = silent && n == 0; /* "No known failure found" */
+    counts c = {pos,      pos && top1,     pos && top3, negative, negative && clean, has_cul, culok,
+                unplaced, pos || unplaced, silent,      mute};
+    add(&st->total, &c);
+    add(cat_of(st, name), &c);
+    int right = negative ? clean : top1; /* an unplaced case has no right answer */
     if (st->json) {
         json_t *o = json_object();
         json_object_set_new(o, "case", json_string(name));
         json_object_set_new(o, "expected", json_deep_copy(exp));
         json_object_set_new(o, "got", n ? json_string(ddx_report_id(rep, 0)) : json_null());
-        json_object_set_new(o, "confidence", json_real(n ? ddx_report_confidence(rep, 0) : 0));
-        json_object_set_new(o, "right", json_boolean(right));
+        json_object_set_new(o, "confidence",
+                            n ? json_real(round_to(ddx_report_confidence(rep, 0), 3))
+                              : json_null());
+        json_object_set_new(o, "negative", json_boolean(negative));
+        json_object_set_new(o, "unplaced", json_boolean(unplaced));
+        json_object_set_new(o, "unrecognised", json_boolean(unrec));
+        json_object_set_new(o, "silent", json_boolean(silent));
+        json_object_set_new(o, "mute", json_boolean(mute));
+        json_object_set_new(o, "rank", at ? json_integer((json_int_t)at) : json_null());
+        json_object_set_new(o, "right", unplaced ? json_null() : json_boolean(right));
+        json_object_set_new(o, "top3",
+                            unplaced ? json_null() : json_boolean(negative ? clean : top3));
         json_t *fs = json_array();
         for (size_t i = 0; i < n; i++) {
             json_t *f = json_object();
@@ -215,12 +264,16 @@ static int run_case(eval_state *st, const ddx_kb *kb, const char *dir, const cha
             json_array_append_new(fs, f);
         }
         json_object_set_new(o, "findings", fs);
-        json_object_set_new(o, "top3", json_boolean(negative ? clean : top3));
         json_object_set_new(o, "culprit_expected", has_cul ? json_deep_copy(jcul) : json_null());
         int cr = ddx_report_culprit_rank(rep);
         json_object_set_new(o, "culprit", cr >= 0 ? json_integer(cr) : json_null());
         json_array_append_new(st->jcases, o);
-    } else if (st->verbose && (!right || (has_cul && !culok))) {
+    } else if (st->verbose && unplaced) {
+        if (silent)
+            printf("%-10s %-5s failed, no reference covers it, and ddx says nothing at likely "
+                   "and no unrecognised failure\n",
+                   name, "SILENT");
+    } else if (st->verbose && (!right || silent || (has_cul && !culok))) {
         printf("%-10s %-5s expected %s%s, got %s (%.2f)", name, right ? "ok" : "MISS",
                negative ? "nothing" : json_string_value(json_array_get(exp, 0)),
                json_array_size(exp) > 1 ? ",..." : "", n ? ddx_report_id(rep, 0) : "nothing",
@@ -230,6 +283,8 @@ static int run_case(eval_state *st, const ddx_kb *kb, const char *dir, const cha
         if (has_cul)
             printf("; culprit %lld, got %d", (long long)json_integer_value(jcul),
                    ddx_report_culprit_rank(rep));
+        if (silent)
+            printf(mute ? "; silent (mute: no finding at all)" : "; silent");
         putchar('\n');
     }
     ddx_report_free(rep);
@@ -248,14 +303,35 @@ static int is_case(const char *dir)
     return yes;
 }
 
-static double pct(unsigned a, unsigned b) { return b ? 100.0 * a / b : 100.0; }
+/* a / b as a percentage; NAN when b is 0 (nothing to count is no figure, not 100 %) */
+static double pct(unsigned a, unsigned b) { return b ? 100.0 * a / b : NAN; }
+
+/* "  90.9%", or the dash of a figure with nothing to count, in the same six columns */
+static const char *pct_text(char *buf, size_t cap, unsigned a, unsigned b)
+{
+    if (!b)
+        snprintf(buf, cap, "     \xe2\x80\x93"); /* U+2013, an en dash */
+    else
+        snprintf(buf, cap, "%5.1f%%", pct(a, b));
+    return buf;
+}
 
 static void print_tally(const tally *t, const char *label)
 {
-    printf("%-8s cases %3u  top-1 %3u/%-3u %5.1f%%  top-3 %5.1f%%  negatives clean %u/%u "
-           "%5.1f%%  culprit %u/%u %5.1f%%\n",
-           label, t->cases, t->top1, t->pos, pct(t->top1, t->pos), pct(t->top3, t->pos), t->clean,
-           t->neg, pct(t->clean, t->neg), t->culok, t->cul, pct(t->culok, t->cul));
+    char p1[16], p3[16], pn[16], pc[16], ps[16], pm[16];
+    printf("%-8s cases %3u  top-1 %3u/%-3u %s  top-3 %s  negatives clean %u/%u "
+           "%s  culprit %u/%u %s  unplaced %u  silent %u/%u %s  mute %u/%u %s\n",
+           label, t->cases, t->top1, t->pos, pct_text(p1, sizeof p1, t->top1, t->pos),
+           pct_text(p3, sizeof p3, t->top3, t->pos), t->clean, t->neg,
+           pct_text(pn, sizeof pn, t->clean, t->neg), t->culok, t->cul,
+           pct_text(pc, sizeof pc, t->culok, t->cul), t->unplaced, t->silent, t->failed,
+           pct_text(ps, sizeof ps, t->silent, t->failed), t->mute, t->failed,
+           pct_text(pm, sizeof pm, t->mute, t->failed));
+}
+
+static json_t *jpct(unsigned a, unsigned b)
+{
+    return b ? json_real(round_to(pct(a, b), 1)) : json_null();
 }
 
 static void print_cal(const cal_bin *b, const char *what)
@@ -306,13 +382,23 @@ static json_t *jtally(const tally *t)
 {
     json_t *o = json_object();
     json_object_set_new(o, "cases", json_integer(t->cases));
-    json_object_set_new(o, "top1", json_real(pct(t->top1, t->pos)));
-    json_object_set_new(o, "top3", json_real(pct(t->top3, t->pos)));
-    json_object_set_new(o, "negatives_clean", json_real(pct(t->clean, t->neg)));
-    json_object_set_new(o, "culprit", json_real(pct(t->culok, t->cul)));
+    json_object_set_new(o, "top1", jpct(t->top1, t->pos));
+    json_object_set_new(o, "top3", jpct(t->top3, t->pos));
+    json_object_set_new(o, "negatives_clean", jpct(t->clean, t->neg));
+    json_object_set_new(o, "culprit", jpct(t->culok, t->cul));
+    json_object_set_new(o, "silent", jpct(t->silent, t->failed));
     json_object_set_new(o, "positives", json_integer(t->pos));
+    json_object_set_new(o, "top1_right", json_integer(t->top1));
+    json_object_set_new(o, "top3_right", json_integer(t->top3));
     json_object_set_new(o, "negatives", json_integer(t->neg));
+    json_object_set_new(o, "negatives_clean_count", json_integer(t->clean));
     json_object_set_new(o, "culprit_cases", json_integer(t->cul));
+    json_object_set_new(o, "culprit_right", json_integer(t->culok));
+    json_object_set_new(o, "unplaced", json_integer(t->unplaced));
+    json_object_set_new(o, "failed_jobs", json_integer(t->failed));
+    json_object_set_new(o, "silent_count", json_integer(t->silent));
+    json_object_set_new(o, "mute", jpct(t->mute, t->failed));
+    json_object_set_new(o, "mute_count", json_integer(t->mute));
     return o;
 }
 
@@ -373,7 +459,7 @@ int cli_eval(cli_args *a)
         json_object_set_new(cal, "top", jcal(st.cal_top));
         json_object_set_new(o, "calibration", cal);
         json_object_set_new(o, "cases", st.jcases);
-        json_dumpf(o, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+        json_dumpf(o, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(6));
         putchar('\n');
         json_decref(o);
     } else {
@@ -387,18 +473,27 @@ int cli_eval(cli_args *a)
     const tally *t = &st.total;
     int below = 0;
     struct {
-        double floor, value;
-        const char *what;
-    } floors[] = {{a->min_top1, pct(t->top1, t->pos), "top-1"},
-                  {a->min_top3, pct(t->top3, t->pos), "top-3"},
-                  {a->min_neg, pct(t->clean, t->neg), "negatives clean"},
-                  {a->min_culprit, pct(t->culok, t->cul), "culprit rank"}};
-    for (size_t i = 0; i < DX_ARRAY_LEN(floors); i++)
-        if (floors[i].floor >= 0 && floors[i].value + 1e-9 < floors[i].floor) {
-            fprintf(stderr, "ddx eval: %s %.1f%% is below the floor %.1f%%\n", floors[i].what,
-                    floors[i].value, floors[i].floor);
+        double floor;
+        unsigned right, of;
+        const char *what, *cases;
+    } floors[] = {{a->min_top1, t->top1, t->pos, "top-1", "labelled positive cases"},
+                  {a->min_top3, t->top3, t->pos, "top-3", "labelled positive cases"},
+                  {a->min_neg, t->clean, t->neg, "negatives clean", "negative cases"},
+                  {a->min_culprit, t->culok, t->cul, "culprit rank", "cases with a culprit_rank"}};
+    for (size_t i = 0; i < DX_ARRAY_LEN(floors); i++) {
+        if (floors[i].floor < 0)
+            continue;
+        if (!floors[i].of) {
+            fprintf(stderr, "ddx eval: the %s floor %g%% measures nothing: no %s\n", floors[i].what,
+                    floors[i].floor, floors[i].cases);
+            below = 1;
+        } else if (pct(floors[i].right, floors[i].of) + 1e-9 < floors[i].floor) {
+            fprintf(stderr, "ddx eval: %s %u/%u = %.2f%% is below the floor %g%%\n", floors[i].what,
+                    floors[i].right, floors[i].of, pct(floors[i].right, floors[i].of),
+                    floors[i].floor);
             below = 1;
         }
+    }
     /* calibration: in every bin with CAL_MIN findings or more, observed within the gap */
     const cal_bin *cals[] = {st.cal_all, st.cal_top};
     const char *cal_what[] = {"every finding", "top findings"};

@@ -81,6 +81,7 @@ enum {
     OPT_PORT,
     OPT_LISTEN,
     OPT_MAX_UPLOAD,
+    OPT_JOBS,
     OPT_QUIET = 'q'
 };
 
@@ -99,6 +100,9 @@ static const cli_opt options[] = {
     {"format", required_argument, OPT_FORMAT, "FMT", CMD_DIAGNOSE,
      "text (default), json (= --json) or html (one self-contained page) on standard output"},
     {"all", no_argument, OPT_ALL, NULL, CMD_REPORTS, "also report low-confidence candidates"},
+    {"jobs", required_argument, OPT_JOBS, "N", CMD_DIAGNOSE,
+     "read the inputs with N threads (default: one per processor, at most 8); the report is the "
+     "same whatever N"},
     {"verbose", no_argument, OPT_VERBOSE, NULL, CMD_REPORTS | CMD_SHOW | CMD_EVAL | CMD_LINT,
      "say everything: score terms, facts, timeline (eval: every miss; show: patterns, examples)"},
     {"kb", required_argument, OPT_KB, "DIR",
@@ -109,8 +113,9 @@ static const cli_opt options[] = {
      CMD_REPORTS | CMD_REFS | CMD_SHOW | CMD_EVAL | CMD_SERVE | CMD_SITE,
      "let a --kb reference replace the built-in one with its id"},
     {"no-builtin", no_argument, OPT_NO_BUILTIN, NULL,
-     CMD_REPORTS | CMD_REFS | CMD_SHOW | CMD_EVAL | CMD_SERVE | CMD_SITE,
-     "use only the references given with --kb (to test your own knowledge base)"},
+     CMD_REPORTS | CMD_REFS | CMD_SHOW | CMD_EVAL | CMD_LINT | CMD_SERVE | CMD_SITE,
+     "use only the references given with --kb (lint: only those of DIR, without the built-in "
+     "ones)"},
     {"port", required_argument, OPT_PORT, "N", CMD_SERVE,
      "the TCP port (default 8080; 0: any free port, printed at start)"},
     {"listen", required_argument, OPT_LISTEN, "ADDR", CMD_SERVE,
@@ -765,6 +770,14 @@ int main(int argc, char **argv)
         case OPT_HTML:
             a.html = optarg;
             break;
+        case OPT_JOBS: {
+            char *end;
+            long v = strtol(optarg, &end, 10);
+            if (end == optarg || *end || v < 1 || v > 16)
+                return cli_fail("--jobs takes a number of threads from 1 to 16, not '%s'", optarg);
+            a.jobs = (int)v;
+            break;
+        }
         case OPT_JOB_ID:
             a.job_id = optarg;
             break;

@@ -100,6 +100,10 @@ DDX_API void ddx_job_on_progress(ddx_job *job, ddx_progress_fn fn, void *ud);
  * says where it stopped. */
 DDX_API void ddx_job_set_max_bytes(ddx_job *job, unsigned long long max);
 
+/* How many threads read the job's inputs (n >= 1); 0, the default, is one per processor this
+ * process may use, at most 8. The report is the same whatever the number. */
+DDX_API void ddx_job_set_threads(ddx_job *job, int n);
+
 enum ddx_diagnose_flags {
     DDX_DIAG_ALL = 1 << 0 /* keep low-confidence candidates in the report */
 };

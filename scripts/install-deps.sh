@@ -1,6 +1,7 @@
 #!/bin/sh
 # install-deps.sh -- install the Debian packages ddx needs to build and test.
 #
+# jq reads JSON in the test scripts; git lets the floors test compare with the previous commit.
 # Idempotent: asks dpkg which packages are missing and installs only those,
 # through sudo when not root. Used by `make demo` and `make test`.
 # DDX_WITH_TORCH=1 (what `make test` sets) adds the test-only set: Debian's CPU PyTorch for the
@@ -12,7 +13,7 @@ set -eu
 
 pkgs="build-essential g++ cmake pkg-config libvectorscan-dev libpcre2-dev libyaml-dev \
 libjansson-dev zlib1g-dev libzstd-dev liblzma-dev libbz2-dev liblz4-dev nettle-dev libarchive-dev \
-libsqlite3-dev libcmocka-dev libmicrohttpd-dev libmd4c-dev libmd4c-html0-dev ripgrep hyperfine"
+libsqlite3-dev libcmocka-dev libmicrohttpd-dev libmd4c-dev libmd4c-html0-dev ripgrep hyperfine jq git"
 if [ "${DDX_WITH_TORCH:-0}" = 1 ]; then
     pkgs="$pkgs python3 python3-torch clang-format munge slurmctld slurmd slurm-client \
 chromium chromium-driver python3-selenium"

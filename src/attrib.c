@@ -978,6 +978,47 @@ void dx_attrib_line(const char *line, size_t n, dx_attr *out)
     out->body = pos;
 }
 
+/* The rank alone, for the lines no pattern proposes: only four rows can name a rank or a local
+ * rank (torchrun's "[rank3]:" and "[default3]:", mpirun's "[1,3]<stderr>:", srun's "3: " as the
+ * first prefix), so a line that starts with none of them and holds no "]:" or ">:" has none, and
+ * a line that starts with "[rank3]:" has rank 3 whatever follows (the outermost prefix wins).
+ * Anything else is read by the whole table. */
+int dx_attrib_rank(const char *line, size_t n)
+{
+    if (!line)
+        return -1;
+    size_t i = 0;
+    while (i < n && is_blank(line[i]))
+        i++;
+    dx_attr a;
+    a.rank = -1;
+    if (i + 5 < n && line[i] == '[' && line[i + 1] == 'r' &&
+        parse_torchrun_rank(line + i, n - i, &a))
+        return a.rank;
+    int maybe = i < n && is_digit(line[i]); /* srun's "3: " */
+    for (const char *c = memchr(line, ':', n); c && !maybe;
+         c = memchr(c + 1, ':', (size_t)(line + n - c - 1)))
+        maybe = c > line && (c[-1] == ']' || c[-1] == '>');
+    if (!maybe)
+        return -1;
+    dx_attrib_line(line, n, &a);
+    return a.rank >= 0 ? a.rank : a.local_rank;
+}
+
+/* Every row that gives a time reads it with parse_hms, "HH:MM:SS": a line without two digits, a
+ * colon, two digits, a colon and two digits has no time. */
+bool dx_attrib_may_have_time(const char *line, size_t n)
+{
+    for (const char *c = line ? memchr(line, ':', n) : NULL; c;
+         c = memchr(c + 1, ':', (size_t)(line + n - c - 1))) {
+        size_t i = (size_t)(c - line);
+        if (i >= 2 && i + 5 < n && is_digit(c[-2]) && is_digit(c[-1]) && is_digit(c[1]) &&
+            is_digit(c[2]) && c[3] == ':' && is_digit(c[4]) && is_digit(c[5]))
+            return true;
+    }
+    return false;
+}
+
 /* ===================================================================================== */
 /* Ranks from file names                                                                    */
 /* ===================================================================================== */

@@ -69,6 +69,14 @@ DX_HIDDEN const char *dx_attrib_prefix_name(unsigned flag);
  * takes one blank after it, so indentation after the last prefix stays in the body. */
 DX_HIDDEN void dx_attrib_line(const char *line, size_t n, dx_attr *out);
 
+/* The rank dx_attrib_line would give the line (its rank, else its local rank, else -1), at a
+ * fraction of the cost on lines whose prefixes name none. */
+DX_HIDDEN int dx_attrib_rank(const char *line, size_t n);
+
+/* False when dx_attrib_line cannot find a time in the line (it holds no "HH:MM:SS"): a cheap
+ * test before it. */
+DX_HIDDEN bool dx_attrib_may_have_time(const char *line, size_t n);
+
 /* The rank a file's name implies, or -1. Sets *is_local (may be NULL) to 1 when the number is a
  * local rank, else 0. path is the member's relative path, NUL-terminated. Accepted, first match
  * wins:

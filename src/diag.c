@@ -31,6 +31,7 @@
 #include "job/steps.h"
 #include "match.h"
 #include "norm.h"
+#include "scan.h"
 
 #define DX_EARLIEST_ROOT 0.7
 #define DX_NO_ROOT 1.0
@@ -68,6 +69,7 @@ struct ddx_job {
     ddx_progress_fn on_progress; /* bytes read so far, after each chunk, or NULL */
     void *progress_ud;
     unsigned long long max_bytes; /* stop reading after this many bytes in all; 0 no limit */
+    int threads;                  /* 0: dx_pipe_default_threads */
 };
 
 int ddx_job_new(ddx_job **out, const ddx_kb *kb, ddx_error *err)
@@ -92,6 +94,12 @@ void ddx_job_free(ddx_job *job)
     }
     dx_free(job->in);
     dx_free(job);
+}
+
+void ddx_job_set_threads(ddx_job *job, int n)
+{
+    if (job)
+        job->threads = n > 0 ? n : 0;
 }
 
 int ddx_job_add_path(ddx_job *job, const char *path, ddx_error *err)
@@ -296,21 +304,35 @@ typedef struct ctx_src {
     uint64_t line;
 } ctx_src;
 
+typedef struct member_ctx member_ctx;
+
 typedef struct scan_state {
     ddx_report *rep;
     const ddx_kb *kb;
     const ddx_job *job;
-    dx_scan *scan;
-    ddx_error *err;
+    dx_scan *scan; /* replays the matches the pipeline's threads confirmed */
+    dx_pipe *pipe;
+    int threads;
     int year; /* the year of the first full date seen: fills glog times */
     int rc;
     long rescan;              /* >= 0: the input index of a config whose lines are being scanned */
-    const char *chunk;        /* the text being scanned (candidates give line offsets into it) */
     unsigned long long bytes; /* bytes of text read so far, in all */
-    int budget_hit;           /* max_bytes was reached: the walk stops */
+    int budget_hit;           /* max_bytes was reached: the chunks after it are not applied */
     size_t fr_entries;        /* flight-recorder entries kept so far, over every dump */
     size_t inputs_over;       /* members not read because of DX_INPUTS_MAX */
-    ctx_src ctx;              /* the line being read in its chunk, for the lines around an event */
+    ctx_src ctx;         /* the line being applied in its chunk, for the lines around an event */
+    member_ctx *members; /* every member record, freed at the end */
+    /* per chunk, by rank (< nrank, which grows with the highest rank seen up to DX_JOB_MAX_RANK):
+       lines counted not yet given to the job model, the last line of the rank in the chunk (+1,
+       0 none), and the ranks that have either */
+    size_t nrank;
+    uint32_t *cnt, *last, *first;
+    int *touched, *fresh;
+    size_t ntouched, nfresh;
+    /* [lines of the chunk] the rank's line before and after it (+1, 0 none) */
+    uint32_t *prev, *next;
+    size_t capprev, capnext;
+    unsigned char *timed; /* [nrank / 8] ranks whose span has its first time */
 } scan_state;
 
 /* Keeps a warning (the first DX_WARN_KEEP; the rest are counted) and passes it on to the job's
@@ -390,6 +412,9 @@ static void on_warn(void *ud, dx_warn_kind kind, const char *path, const char *m
 {
     scan_state *st = ud;
     if (st->rc)
+        return;
+    /* the warnings of the members before it first */
+    if ((st->rc = dx_pipe_drain(st->pipe)))
         return;
     if (kind == DX_WARN_UNREADABLE && st->rescan < 0)
         st->rc = note_unreadable(st, path);
@@ -591,153 +616,7 @@ static int ref_hit(scan_state *st, uint32_t sig, const dx_line *l, const dx_attr
     return DDX_OK;
 }
 
-/* The confirmed candidates of one line: facts, job readings, references' events. A line a
- * victim reference (culprit: other-rank) reads is an echo of another rank's failure for the job
- * readings (which come after the references' signals). */
-static int scan_line(scan_state *st, const dx_cand *cands, size_t ncands, size_t *ci,
-                     const dx_line *l, const dx_attr *a, size_t body_end, const dx_event *proto,
-                     int as_log)
-{
-    const ddx_kb *kb = st->kb;
-    int echo = 0, rc;
-    for (; *ci < ncands && cands[*ci].line == (size_t)(l->text - st->chunk); (*ci)++) {
-        uint32_t sig = cands[*ci].sig;
-        if (!dx_scan_confirm_line(st->scan, sig, l->text, l->len, a->body, body_end - a->body))
-            continue;
-        uint32_t ref = kb->sig_ref[sig];
-        if (ref == DX_SIG_FACT) {
-            rc = dx_fact_extract(kb->sig_idx[sig], st->scan, &st->rep->facts, l->path, l->lineno);
-        } else if (!as_log) {
-            rc = DDX_OK; /* env dumps give facts, not failures */
-        } else if (ref == DX_SIG_JOB) {
-            dx_hit h = {.scan = st->scan,
-                        .rank = l->rank,
-                        .path = l->path,
-                        .line = l->lineno,
-                        .seq = l->seq,
-                        .text = l->text + a->body,
-                        .len = l->len - a->body,
-                        .has_time = a->has_time,
-                        .time = a->time,
-                        .echo = echo};
-            rc = dx_job_hit(&st->rep->job, kb->sig_idx[sig], &h);
-        } else {
-            echo |= kb->refs[ref]->culprit_other == 1 && kb->sigs[sig]->role != DX_ROLE_NOISE;
-            rc = ref_hit(st, sig, l, a, proto);
-        }
-        if (rc)
-            return rc;
-    }
-    return DDX_OK;
-}
-
-static int scan_log(scan_state *st, const dx_member *m, dx_reader *r, dx_input_info *info,
-                    uint32_t input_index, int as_log)
-{
-    int is_local = 0;
-    int file_rank = dx_attrib_rank_from_name(m->name ? m->name : m->path, &is_local);
-    dx_time last_time;
-    int have_last_time = 0;
-    int last_rank = -1; /* consecutive lines of one rank skip the rank set */
-    memset(&last_time, 0, sizeof last_time);
-    dx_chunk c;
-    dx_norm norm = {0};
-    int rc;
-    while ((rc = dx_reader_next(r, &c, st->err)) > 0) {
-        const dx_cand *cands;
-        size_t ncands, ci = 0;
-        /* logical lines: what terminals, trackers and cluster frameworks did to the text undone
-         * (norm.c); each keeps the number of the physical line it starts on */
-        int logical = dx_norm_chunk(&norm, c.data, c.len, c.first_line);
-        if (logical < 0) {
-            rc = logical;
-            break;
-        }
-        const char *data = logical ? norm.out.p : c.data;
-        size_t dlen = logical ? norm.out.n : c.len;
-        rc = dx_scan_chunk(st->scan, data, dlen, &cands, &ncands, st->err);
-        if (rc)
-            break;
-        for (size_t t = 0; t < c.ntrunc && st->rep->nwarnings < 20; t++)
-            if ((rc = add_warningf(st, "%s:%llu: line longer than %u KiB; only its start was read",
-                                   m->path, (unsigned long long)c.trunc_lines[t],
-                                   DX_LINE_MAX >> 10)))
-                goto done;
-        st->chunk = data;
-        st->ctx = (ctx_src){data, data + dlen, logical ? norm.first : NULL, 0, 0};
-        uint64_t lineno = c.first_line;
-        size_t off = 0, li = 0;
-        while (off < dlen) {
-            const char *line = data + off;
-            const char *nl = memchr(line, '\n', dlen - off);
-            size_t len = nl ? (size_t)(nl - line) : dlen - off;
-            if (logical)
-                lineno = norm.first[li];
-            li++;
-            dx_attr a;
-            dx_attrib_line(line, len, &a);
-            size_t body_end = dx_norm_body_end(line, a.body, len);
-            int rank = a.rank >= 0 ? a.rank : a.local_rank >= 0 ? a.local_rank : file_rank;
-            if (rank >= DX_JOB_MAX_RANK) {
-                /* beyond the ranks the model holds: read without a rank, said once */
-                if (!st->rep->wide_ranks++ &&
-                    (rc = add_warningf(st,
-                                       "%s:%llu: rank %d is beyond the %d ranks ddx models; lines "
-                                       "of such ranks are read without their rank",
-                                       m->path, (unsigned long long)lineno, rank, DX_JOB_MAX_RANK)))
-                    goto done;
-                rank = -1;
-            }
-            if (a.has_time) {
-                if (a.time.year)
-                    st->year = st->year ? st->year : a.time.year;
-                last_time = a.time;
-                have_last_time = 1;
-            }
-            if (rank >= 0 && rank != last_rank &&
-                add_rank(&info->ranks, &info->nranks, &info->capranks, rank, 4096)) {
-                rc = DDX_ENOMEM;
-                goto done;
-            }
-            last_rank = rank;
-            dx_line l = {rank, &a, m->path, lineno, ((uint64_t)input_index << 40) | lineno,
-                         line, len};
-            if (as_log && ((rc = dx_job_line(&st->rep->job, &l)) ||
-                           (rc = dx_view_note_line(st->rep, rank, l.seq, &a))))
-                goto done;
-            st->ctx.idx = li - 1;
-            st->ctx.line = lineno;
-            dx_event proto = {0};
-            proto.input = input_index;
-            proto.line = lineno;
-            proto.rank = rank;
-            proto.has_time = have_last_time;
-            proto.time = last_time;
-            proto.seq = l.seq;
-            if ((rc = scan_line(st, cands, ncands, &ci, &l, &a, body_end, &proto, as_log)))
-                goto done;
-            lineno++;
-            off += len + 1;
-        }
-        info->lines = c.first_line + c.nlines - 1;
-        st->bytes += c.len;
-        if (st->job->on_progress)
-            st->job->on_progress(st->job->progress_ud, m->path, st->bytes);
-        if (st->job->max_bytes && st->bytes >= st->job->max_bytes) {
-            st->budget_hit = 1;
-            rc = add_warningf(st,
-                              "%s:%llu: stopped reading here: %llu bytes read, the limit "
-                              "--max-bytes set; the inputs after this point are not read",
-                              m->path, (unsigned long long)info->lines, st->bytes);
-            break;
-        }
-    }
-    if (!info->bytes)
-        info->bytes = dx_reader_bytes(r);
-done:
-    dx_norm_fini(&norm);
-    return rc;
-}
+/* ---- applying a scanned chunk (scan.c did the scan, maybe on another thread) ---------------- */
 
 /* One flight-recorder dump: read whole (up to DX_FRDUMP_MAX), parsed, kept when it has a rank
  * the model holds and the job's entries stay under DX_FR_TOTAL_ENTRIES. A dump that cannot be
@@ -794,9 +673,8 @@ static int read_frdump(scan_state *st, const dx_member *m, dx_reader *r, dx_inpu
 /* An empty file is evidence too: a rank's per-rank log that stayed empty names a rank that
  * printed nothing; one named like a flight-recorder dump ("..._7") is that rank's empty dump,
  * counted when another dump of the job shares its name's prefix (frdump.c). */
-static int empty_input(ddx_report *rep, const dx_member *m)
+static int empty_input(ddx_report *rep, const char *name)
 {
-    const char *name = m->name ? m->name : m->path;
     int rank = dx_attrib_rank_from_name(name, NULL);
     if (rank >= 0 && !dx_job_rank(&rep->job, rank))
         return DDX_ENOMEM;
@@ -806,6 +684,442 @@ static int empty_input(ddx_report *rep, const dx_member *m)
         return DDX_ENOMEM;
     dx_frdump_empty(name, &rep->fr[rep->nfr++]);
     return DDX_OK;
+}
+
+/* What the applying thread keeps of a member while its chunks are applied. */
+struct member_ctx {
+    member_ctx *next;
+    char *path; /* display path, copied: the member is gone by the time its chunks are applied */
+    char *name; /* its name as given (the rank a file name implies), copied */
+    uint32_t input;
+    int as_log;
+    int file_rank;
+    int last_rank;      /* the rank of the previous line (skips the input's rank set) */
+    int have_last_time; /* the last time seen in the member before the current chunk */
+    dx_time last_time;
+    unsigned char *seen; /* [nseen] ranks already in the input's rank set (a bit each) */
+    size_t nseen;
+    /* the lines of the current chunk already searched for the latest time (lt_upto), and the
+       latest time found among them (lt_line: +1, 0 none) */
+    size_t lt_upto, lt_line;
+    dx_time lt;
+    int failed; /* a chunk could not be scanned: the rest of the member is not read */
+    int rc;     /* how reading it ended */
+    ddx_error err;
+    uint64_t failed_bytes;
+};
+
+static member_ctx *member_new(scan_state *st, const dx_member *m, uint32_t input, int as_log)
+{
+    member_ctx *mb = dx_calloc(1, sizeof *mb);
+    if (!mb || !(mb->path = dx_strdup(m->path)) ||
+        !(mb->name = dx_strdup(m->name ? m->name : m->path))) {
+        if (mb)
+            dx_free(mb->path);
+        dx_free(mb);
+        return NULL;
+    }
+    mb->input = input;
+    mb->as_log = as_log;
+    mb->file_rank = dx_attrib_rank_from_name(mb->name, NULL);
+    mb->last_rank = -1;
+    mb->next = st->members;
+    st->members = mb;
+    return mb;
+}
+
+/* The line's time, when it has one. */
+static int line_time(const char *line, size_t len, dx_time *t)
+{
+    if (!dx_attrib_may_have_time(line, len))
+        return 0;
+    dx_attr a;
+    dx_attrib_line(line, len, &a);
+    if (a.has_time)
+        *t = a.time;
+    return a.has_time;
+}
+
+/* The last time seen in the member up to line i of the chunk (i included), as the events of
+ * that line take it: lines are searched from i down to those searched before, once each. */
+static int time_upto(member_ctx *mb, const dx_piece *p, size_t i, dx_time *t)
+{
+    for (size_t j = i + 1; j > mb->lt_upto; j--) {
+        size_t len;
+        const char *line = dx_piece_line(p, j - 1, &len);
+        if (line_time(line, len, &mb->lt)) {
+            mb->lt_line = j;
+            break;
+        }
+    }
+    if (i + 1 > mb->lt_upto)
+        mb->lt_upto = i + 1;
+    if (mb->lt_line) {
+        *t = mb->lt;
+        return 1;
+    }
+    *t = mb->last_time;
+    return mb->have_last_time;
+}
+
+/* *p, of old elements of elem bytes, grown to n with the new ones zero. */
+static int grow_zero(void **p, size_t old, size_t n, size_t elem)
+{
+    void *q = dx_realloc(*p, n * elem);
+    if (!q)
+        return DDX_ENOMEM;
+    memset((char *)q + old * elem, 0, (n - old) * elem);
+    *p = q;
+    return DDX_OK;
+}
+
+/* The tables by rank hold rank r (< DX_JOB_MAX_RANK): they grow with the highest rank the job
+ * shows, so a job costs memory for the ranks it has, not for every rank the model could hold. */
+static int rank_room(scan_state *st, int r)
+{
+    if ((size_t)r < st->nrank)
+        return DDX_OK;
+    size_t n = st->nrank ? st->nrank : 64;
+    while (n <= (size_t)r)
+        n *= 2;
+    n = n > DX_JOB_MAX_RANK ? DX_JOB_MAX_RANK : n;
+    size_t o = st->nrank;
+    if (grow_zero((void **)&st->cnt, o, n, sizeof *st->cnt) ||
+        grow_zero((void **)&st->last, o, n, sizeof *st->last) ||
+        grow_zero((void **)&st->first, o, n, sizeof *st->first) ||
+        grow_zero((void **)&st->touched, o, n, sizeof *st->touched) ||
+        grow_zero((void **)&st->fresh, o, n, sizeof *st->fresh) ||
+        grow_zero((void **)&st->timed, (o + 7) / 8, (n + 7) / 8, 1))
+        return DDX_ENOMEM;
+    st->nrank = n;
+    return DDX_OK;
+}
+
+/* Rank r (< DX_JOB_MAX_RANK) into the member's set of ranks seen; whether it was there. */
+static int seen_rank(member_ctx *mb, int r, int *known)
+{
+    size_t byte = (size_t)r >> 3;
+    if (byte >= mb->nseen) {
+        size_t n = mb->nseen ? mb->nseen : 8;
+        while (n <= byte)
+            n *= 2;
+        if (grow_zero((void **)&mb->seen, mb->nseen, n, 1))
+            return DDX_ENOMEM;
+        mb->nseen = n;
+    }
+    *known = mb->seen[byte] >> (r & 7) & 1;
+    mb->seen[byte] |= (unsigned char)(1u << (r & 7));
+    return DDX_OK;
+}
+
+/* Rank r's line: into the input's rank set, and (logs) counted for the job model unless the
+ * caller passes the line itself (counted: 0); line i's place in the rank's chain. */
+static int see_rank(scan_state *st, member_ctx *mb, int r, size_t i, int count)
+{
+    if (r >= 0 && r != mb->last_rank) {
+        int known = 0;
+        dx_input_info *info = &st->rep->inputs[mb->input];
+        if ((r < DX_JOB_MAX_RANK && seen_rank(mb, r, &known)) ||
+            (!known && add_rank(&info->ranks, &info->nranks, &info->capranks, r, 4096)))
+            return DDX_ENOMEM;
+    }
+    mb->last_rank = r;
+    if (!mb->as_log || r < 0 || r >= DX_JOB_MAX_RANK)
+        return DDX_OK;
+    if (rank_room(st, r))
+        return DDX_ENOMEM;
+    if (!st->last[r] && !st->cnt[r]) {
+        st->touched[st->ntouched++] = r;
+        st->first[r] = (uint32_t)i + 1;
+    }
+    if (count && !st->cnt[r]++)
+        st->fresh[st->nfresh++] = r;
+    st->prev[i] = st->last[r];
+    st->next[i] = 0;
+    if (st->last[r])
+        st->next[st->last[r] - 1] = (uint32_t)i + 1;
+    st->last[r] = (uint32_t)i + 1;
+    return DDX_OK;
+}
+
+/* The lines counted since the last flush go to the job model, ranks in the order first seen. */
+static int flush_counts(scan_state *st)
+{
+    for (size_t k = 0; k < st->nfresh; k++) {
+        int r = st->fresh[k];
+        if (dx_job_lines_seen(&st->rep->job, r, st->cnt[r]))
+            return DDX_ENOMEM;
+        st->cnt[r] = 0;
+    }
+    st->nfresh = 0;
+    return DDX_OK;
+}
+
+/* The confirmed candidates of line i: facts, job readings, references' events. A line a victim
+ * reference (culprit: other-rank) reads is an echo of another rank's failure for the job
+ * readings (which come after the references' signals). */
+static int line_hits(scan_state *st, member_ctx *mb, const dx_piece *p, size_t i, size_t *hi,
+                     const dx_line *l, const dx_attr *a)
+{
+    const ddx_kb *kb = st->kb;
+    int echo = 0, have_proto = 0, rc;
+    dx_event proto = {0};
+    for (; *hi < p->nhits && p->hits[*hi].line == i; (*hi)++) {
+        const dx_hitrec *h = &p->hits[*hi];
+        uint32_t sig = h->sig;
+        dx_scan_replay(st->scan, sig, l->text + (h->on_body ? a->body : 0), p->ovs + h->ov,
+                       h->npairs);
+        uint32_t ref = kb->sig_ref[sig];
+        if (ref == DX_SIG_FACT) {
+            rc = dx_fact_extract(kb->sig_idx[sig], st->scan, &st->rep->facts, l->path, l->lineno);
+        } else if (!mb->as_log) {
+            rc = DDX_OK; /* env dumps give facts, not failures */
+        } else if (ref == DX_SIG_JOB) {
+            dx_hit jh = {.scan = st->scan,
+                         .rank = l->rank,
+                         .path = l->path,
+                         .line = l->lineno,
+                         .seq = l->seq,
+                         .text = l->text + a->body,
+                         .len = l->len - a->body,
+                         .has_time = a->has_time,
+                         .time = a->time,
+                         .echo = echo};
+            rc = dx_job_hit(&st->rep->job, kb->sig_idx[sig], &jh);
+        } else {
+            echo |= kb->refs[ref]->culprit_other == 1 && kb->sigs[sig]->role != DX_ROLE_NOISE;
+            if (!have_proto) {
+                /* the event's time: the last one the member printed up to this line */
+                proto.input = mb->input;
+                proto.line = l->lineno;
+                proto.rank = l->rank;
+                proto.has_time = time_upto(mb, p, i, &proto.time);
+                proto.seq = l->seq;
+                have_proto = 1;
+            }
+            rc = ref_hit(st, sig, l, a, &proto);
+        }
+        if (rc)
+            return rc;
+    }
+    return DDX_OK;
+}
+
+/* The rank line i of the member is read with: r, or none (-1) when r is beyond the ranks the
+ * model holds (said once per job, in a warning). */
+static int model_rank(scan_state *st, const member_ctx *mb, const dx_piece *p, size_t i, int r,
+                      int *out)
+{
+    *out = r;
+    if (r < DX_JOB_MAX_RANK)
+        return DDX_OK;
+    *out = -1;
+    if (st->rep->wide_ranks++)
+        return DDX_OK;
+    return add_warningf(st,
+                        "%s:%llu: rank %d is beyond the %d ranks ddx models; lines of such ranks "
+                        "are read without their rank",
+                        mb->path, (unsigned long long)dx_piece_lineno(p, i), r, DX_JOB_MAX_RANK);
+}
+
+/* Line i read in full: attributed, passed to the job model, its confirmed candidates applied. */
+static int full_line(scan_state *st, member_ctx *mb, const dx_piece *p, size_t i, size_t *hi,
+                     size_t *ci)
+{
+    size_t len;
+    const char *line = dx_piece_line(p, i, &len);
+    dx_attr a;
+    if (*ci < p->ncl && p->cl[*ci].line == i)
+        a = p->cl[(*ci)++].a;
+    else
+        dx_attrib_line(line, len, &a);
+    int rank;
+    int rc = model_rank(st, mb, p, i,
+                        a.rank >= 0         ? a.rank
+                        : a.local_rank >= 0 ? a.local_rank
+                                            : mb->file_rank,
+                        &rank);
+    if (rc)
+        return rc;
+    if (see_rank(st, mb, rank, i, 0) || flush_counts(st))
+        return DDX_ENOMEM;
+    uint64_t lineno = dx_piece_lineno(p, i);
+    dx_line l = {rank, &a, mb->path, lineno, ((uint64_t)mb->input << 40) | lineno, line, len};
+    if (mb->as_log && (rc = dx_job_line(&st->rep->job, &l)))
+        return rc;
+    /* the lines around an event: the chunk's (the rank's span is noted at the chunk's end) */
+    st->ctx = (ctx_src){p->data, p->data + p->dlen, p->logical ? p->norm.first : NULL, i, lineno};
+    return line_hits(st, mb, p, i, hi, &l, &a);
+}
+
+/* Line j (+1) of p as a time-only attribution, for the report's span of a rank. */
+static int span_note(scan_state *st, const member_ctx *mb, const dx_piece *p, int r, uint32_t j,
+                     const dx_time *t)
+{
+    dx_attr a = {0};
+    if (t) {
+        a.has_time = 1;
+        a.time = *t;
+    }
+    return dx_view_note_line(st->rep, r, ((uint64_t)mb->input << 40) | dx_piece_lineno(p, j - 1),
+                             &a);
+}
+
+/* The first (dir 1, along next) or last (dir 0, along prev) line with a time of the rank's
+ * chain from line j (+1); 0 when none. */
+static uint32_t chain_time(const scan_state *st, const dx_piece *p, uint32_t j, int dir, dx_time *t)
+{
+    for (; j; j = dir ? st->next[j - 1] : st->prev[j - 1]) {
+        size_t len;
+        const char *line = dx_piece_line(p, j - 1, &len);
+        if (line_time(line, len, t))
+            return j;
+    }
+    return 0;
+}
+
+/* The end of a chunk: each rank's last time (the job model reads them only once every input is
+ * read) and its span of lines in the report (as noting each line in turn would leave it: its
+ * first line, first time, last time and last line), the member's last time, the job's year. */
+static int chunk_times(scan_state *st, member_ctx *mb, const dx_piece *p)
+{
+    for (size_t k = 0; k < st->ntouched; k++) {
+        int r = st->touched[k];
+        dx_time t;
+        int rc = span_note(st, mb, p, r, st->first[r], NULL);
+        if (!rc && !(st->timed[r >> 3] >> (r & 7) & 1)) {
+            uint32_t j = chain_time(st, p, st->first[r], 1, &t);
+            if (j) {
+                st->timed[r >> 3] |= (unsigned char)(1u << (r & 7));
+                rc = span_note(st, mb, p, r, j, &t);
+            }
+        }
+        uint32_t j = rc ? 0 : chain_time(st, p, st->last[r], 0, &t);
+        if (j) {
+            dx_job_rank_time(&st->rep->job, r, &t);
+            rc = span_note(st, mb, p, r, j, &t);
+        }
+        if (rc || (rc = span_note(st, mb, p, r, st->last[r], NULL)))
+            return rc;
+        st->last[r] = st->first[r] = 0;
+    }
+    st->ntouched = 0;
+    if (p->nl)
+        mb->have_last_time = time_upto(mb, p, p->nl - 1, &mb->last_time);
+    mb->lt_upto = mb->lt_line = 0;
+    for (size_t i = 0; i < p->nl && !st->year; i++) {
+        size_t len;
+        const char *line = dx_piece_line(p, i, &len);
+        dx_time t;
+        if (line_time(line, len, &t) && t.year)
+            st->year = t.year;
+    }
+    return DDX_OK;
+}
+
+static int apply_chunk(scan_state *st, member_ctx *mb, const dx_piece *p)
+{
+    ddx_report *rep = st->rep;
+    if (st->budget_hit)
+        return DDX_OK; /* --max-bytes was reached at an earlier chunk: the rest is not read */
+    for (size_t t = 0; t < p->ntrunc && rep->nwarnings < 20; t++)
+        if (add_warningf(st, "%s:%llu: line longer than %u KiB; only its start was read", mb->path,
+                         (unsigned long long)p->trunc[t], DX_LINE_MAX >> 10))
+            return DDX_ENOMEM;
+    if (dx_grow((void **)&st->prev, &st->capprev, p->nl ? p->nl : 1, sizeof *st->prev) ||
+        dx_grow((void **)&st->next, &st->capnext, p->nl ? p->nl : 1, sizeof *st->next))
+        return DDX_ENOMEM;
+    size_t hi = 0, ci = 0;
+    int rc = DDX_OK;
+    for (size_t i = 0; i < p->nl && !rc;) {
+        size_t next = hi < p->nhits ? p->hits[hi].line : p->nl;
+        uint64_t seq = ((uint64_t)mb->input << 40) | dx_piece_lineno(p, i);
+        if (i < next && !(mb->as_log && dx_job_wants_lines(&rep->job, seq))) {
+            /* lines no pattern hit and no reading wants: their ranks, counted */
+            for (int r; i < next && !rc; i++)
+                if (!(rc = model_rank(st, mb, p, i, p->rank[i] >= 0 ? p->rank[i] : mb->file_rank,
+                                      &r)))
+                    rc = see_rank(st, mb, r, i, 1);
+            continue;
+        }
+        rc = full_line(st, mb, p, i, &hi, &ci);
+        i++;
+    }
+    if (rc || (rc = flush_counts(st)))
+        return rc;
+    if ((rc = chunk_times(st, mb, p)))
+        return rc;
+    rep->inputs[mb->input].lines = p->first_line + p->nlines - 1;
+    /* the bytes read so far: the progress line, and the --max-bytes budget */
+    st->bytes += p->rawlen;
+    const ddx_job *job = st->job;
+    if (job->on_progress)
+        job->on_progress(job->progress_ud, mb->path, st->bytes);
+    if (job->max_bytes && st->bytes >= job->max_bytes) {
+        st->budget_hit = 1;
+        return add_warningf(st,
+                            "%s:%llu: stopped reading here: %llu bytes read, the limit "
+                            "--max-bytes set; the inputs after this point are not read",
+                            mb->path, (unsigned long long)rep->inputs[mb->input].lines, st->bytes);
+    }
+    return DDX_OK;
+}
+
+/* The end of a member: how much was read, and a warning when it could not be read to its end
+ * (a member that cannot be read to the end keeps what was read; the walk goes on). */
+static int end_member(scan_state *st, member_ctx *mb, const dx_piece *p)
+{
+    dx_input_info *info = &st->rep->inputs[mb->input];
+    int rc = mb->failed ? mb->rc : p->end_rc;
+    dx_free(mb->seen); /* its ranks are in the input's set: the member's own is done */
+    mb->seen = NULL;
+    mb->nseen = 0;
+    if (!info->bytes && rc != DDX_ENOMEM)
+        info->bytes = mb->failed ? mb->failed_bytes : p->bytes;
+    mb->rc = rc;
+    if (!mb->failed)
+        mb->err = p->end_err;
+    if (st->rescan >= 0 || rc == DDX_ENOMEM)
+        return rc == DDX_ENOMEM ? rc : DDX_OK; /* a config's lines: its caller says */
+    if (rc)
+        return add_warning(st, mb->err.message[0] ? mb->err.message : "an input could not be read");
+    return info->bytes ? DDX_OK : empty_input(st->rep, mb->name);
+}
+
+static int apply_piece(void *ud, dx_piece *p)
+{
+    scan_state *st = ud;
+    member_ctx *mb = p->member;
+    if (p->kind == DX_PIECE_END)
+        return end_member(st, mb, p);
+    if (mb->failed)
+        return DDX_OK; /* the member's reading stopped at an earlier chunk */
+    if (p->rc) {
+        mb->failed = 1;
+        mb->rc = p->rc;
+        mb->err = p->err;
+        mb->failed_bytes = p->bytes;
+        return p->rc == DDX_ENOMEM ? DDX_ENOMEM : DDX_OK;
+    }
+    return apply_chunk(st, mb, p);
+}
+
+static int job_budget(const scan_state *st) { return st->job->max_bytes != 0; }
+
+/* A log's chunks into the pipeline (the member's lines are applied in order, maybe later). */
+static int scan_log(scan_state *st, const dx_member *m, dx_reader *r, uint32_t input_index,
+                    int as_log)
+{
+    member_ctx *mb = member_new(st, m, input_index, as_log);
+    if (!mb)
+        return DDX_ENOMEM;
+    dx_chunk c;
+    ddx_error e = {0};
+    int rc = DDX_OK;
+    while (!st->budget_hit && (rc = dx_reader_next(r, &c, &e)) > 0)
+        if ((rc = dx_pipe_chunk(st->pipe, mb, &c, dx_reader_bytes(r))))
+            return rc;
+    return dx_pipe_end(st->pipe, mb, rc, &e, dx_reader_bytes(r));
 }
 
 /* A config or a RAS report, read whole (up to DX_CONFIG_MAX) and counted. */
@@ -828,9 +1142,10 @@ static int on_member(void *ud, const dx_member *m, dx_reader *r)
     size_t nhead;
     if (st->rescan >= 0) {
         /* the lines of a config file: people paste an error under the YAML they used */
-        ddx_error e = {0};
-        st->err = &e;
-        return scan_log(st, m, r, &rep->inputs[st->rescan], (uint32_t)st->rescan, 1);
+        int rc = scan_log(st, m, r, (uint32_t)st->rescan, 1);
+        if (!rc)
+            rc = dx_pipe_drain(st->pipe);
+        return rc ? rc : st->members->rc;
     }
     if (rep->ninputs >= DX_INPUTS_MAX) {
         st->inputs_over++;
@@ -838,6 +1153,10 @@ static int on_member(void *ud, const dx_member *m, dx_reader *r)
     }
     dx_reader_peek(r, &head, &nhead);
     dx_kind kind = dx_input_classify(m->name ? m->name : m->path, head, nhead);
+    /* anything but a log changes the report at once: what the pipeline holds comes first */
+    int drc = kind == DX_KIND_LOG || kind == DX_KIND_ENV ? DDX_OK : dx_pipe_drain(st->pipe);
+    if (drc)
+        return drc;
     dx_input_info *info = new_input(rep, m->path, kind);
     if (!info)
         return DDX_ENOMEM;
@@ -862,10 +1181,14 @@ static int on_member(void *ud, const dx_member *m, dx_reader *r)
         }
         dx_free(text);
     } else if (kind == DX_KIND_LOG || kind == DX_KIND_ENV) {
-        st->err = &e;
-        rc = scan_log(st, m, r, info, idx, kind == DX_KIND_LOG);
-        if (rc == DDX_OK && !info->bytes)
-            rc = empty_input(rep, m);
+        /* the pipeline says how reading it ended, and keeps an empty one (end_member) */
+        rep->nread++;
+        rc = scan_log(st, m, r, idx, kind == DX_KIND_LOG);
+        /* with a --max-bytes budget, each member is applied before the next is read: the walk
+           stops where the budget ran out */
+        if (!rc && job_budget(st) && !(rc = dx_pipe_drain(st->pipe)) && st->budget_hit)
+            rc = DDX_EINVAL; /* stops the walk: read_inputs knows why */
+        return rc;
     } else if (kind == DX_KIND_RAS) {
         char *text = NULL;
         size_t len = 0;
@@ -1822,11 +2145,15 @@ static int read_inputs(ddx_job *job, scan_state *st, ddx_error *err)
         if (rc == DDX_ENOMEM || st->rc == DDX_ENOMEM)
             return dx_err(err, DDX_ENOMEM, "out of memory while reading %s", name);
         if (rc && !st->budget_hit) {
-            if ((rc = note_unreadable(st, name)) ||
+            /* the warnings of the members before it first */
+            if ((rc = dx_pipe_drain(st->pipe)) || (rc = note_unreadable(st, name)) ||
                 (rc = add_warning(st, e.message[0] ? e.message : "an input could not be read")))
                 return dx_err(err, rc, "out of memory while reading %s", name);
         }
     }
+    int rc = dx_pipe_drain(st->pipe);
+    if (rc)
+        return dx_err(err, rc, "out of memory while reading the inputs");
     if (st->inputs_over &&
         add_warningf(st,
                      "%zu more files or archive members were not read: ddx reads at most %u "
@@ -1834,6 +2161,43 @@ static int read_inputs(ddx_job *job, scan_state *st, ddx_error *err)
                      st->inputs_over, DX_INPUTS_MAX))
         return dx_err(err, DDX_ENOMEM, "out of memory");
     return DDX_OK;
+}
+
+/* The scan state's own memory: the pipeline, the tables by rank, the member records. */
+static int scan_state_init(scan_state *st, ddx_job *job, ddx_report *rep, ddx_error *err)
+{
+    st->rep = rep;
+    st->kb = job->kb;
+    st->job = job;
+    st->rescan = -1;
+    int rc = dx_scan_new(&st->scan, job->kb->m, err);
+    if (!rc)
+        rc = dx_pipe_new(&st->pipe, job->kb->m,
+                         job->threads ? job->threads : dx_pipe_default_threads(), apply_piece, st,
+                         err);
+    return rc;
+}
+
+static void scan_state_fini(scan_state *st)
+{
+    dx_pipe_free(st->pipe);
+    dx_scan_free(st->scan);
+    dx_free(st->cnt);
+    dx_free(st->last);
+    dx_free(st->first);
+    dx_free(st->timed);
+    dx_free(st->next);
+    dx_free(st->touched);
+    dx_free(st->fresh);
+    dx_free(st->prev);
+    while (st->members) {
+        member_ctx *mb = st->members;
+        st->members = mb->next;
+        dx_free(mb->path);
+        dx_free(mb->name);
+        dx_free(mb->seen);
+        dx_free(mb);
+    }
 }
 
 static int any_failure(const void *rep) { return any_failure_line(rep); }
@@ -1934,13 +2298,7 @@ int ddx_job_diagnose(ddx_job *job, int flags, ddx_report **out, ddx_error *err)
         rc = dx_err(err, DDX_ENOMEM, "out of memory");
         goto fail;
     }
-    if ((rc = dx_scan_new(&st.scan, kb->m, err)))
-        goto fail;
-    st.rep = rep;
-    st.kb = kb;
-    st.job = job;
-    st.rescan = -1;
-    if ((rc = read_inputs(job, &st, err)))
+    if ((rc = scan_state_init(&st, job, rep, err)) || (rc = read_inputs(job, &st, err)))
         goto fail;
     if (rep->warnings_dropped) {
         /* one more than the cap: says how many were not kept */
@@ -1962,11 +2320,14 @@ int ddx_job_diagnose(ddx_job *job, int flags, ddx_report **out, ddx_error *err)
         rep->warnings[rep->nwarnings - 1] = last;
         rep->nwarnings++;
     }
-    if ((rc = model_job(rep, job, st.year))) {
+    int year = st.year;
+    scan_state_fini(&st);
+    memset(&st, 0, sizeof st);
+    if ((rc = model_job(rep, job, year))) {
         dx_err(err, rc, "out of memory");
         goto fail;
     }
-    time_events(rep, st.year);
+    time_events(rep, year);
     if ((rc = score_all(rep))) {
         dx_err(err, rc, "out of memory while scoring");
         goto fail;
@@ -1975,11 +2336,10 @@ int ddx_job_diagnose(ddx_job *job, int flags, ddx_report **out, ddx_error *err)
         dx_err(err, rc, "out of memory");
         goto fail;
     }
-    dx_scan_free(st.scan);
     *out = rep;
     return DDX_OK;
 fail:
-    dx_scan_free(st.scan);
+    scan_state_fini(&st);
     ddx_report_free(rep);
     return rc;
 }

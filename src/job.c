@@ -180,6 +180,35 @@ int dx_job_line(dx_job_model *jm, const dx_line *l)
     return DDX_OK;
 }
 
+int dx_job_wants_lines(const dx_job_model *jm, uint64_t seq)
+{
+    for (size_t i = 0; i < dx_nreadings; i++) {
+        const dx_reading *rd = dx_readings[i];
+        if (rd->on_line && (!rd->wants_lines || rd->wants_lines(jm->state[i], seq)))
+            return 1;
+    }
+    return 0;
+}
+
+int dx_job_lines_seen(dx_job_model *jm, int r, uint64_t n)
+{
+    dx_rank *x = r >= 0 ? dx_job_rank(jm, r) : NULL;
+    if (x)
+        x->lines += n;
+    else if (r >= 0 && r < DX_JOB_MAX_RANK)
+        return DDX_ENOMEM;
+    return DDX_OK;
+}
+
+void dx_job_rank_time(dx_job_model *jm, int r, const dx_time *t)
+{
+    dx_rank *x = (dx_rank *)dx_job_rank_get(jm, r);
+    if (x) {
+        x->has_time = 1;
+        x->last_time = *t;
+    }
+}
+
 size_t dx_job_extractor_count(void)
 {
     size_t n = 0;

@@ -155,6 +155,11 @@ typedef struct dx_reading {
     void (*fini)(void *st);
     void (*rank_fini)(void *rs);
     int (*on_line)(dx_job_model *jm, void *st, const dx_line *l);
+    /* optional: 0 while on_line would leave the state as it is for any line no pattern hits
+       from the line of sequence number seq on, in the same input (a countdown at zero, nothing
+       pending), so that the scan need not attribute and pass such lines one by one; NULL:
+       on_line wants every line */
+    int (*wants_lines)(const void *st, uint64_t seq);
     int (*on_hit)(dx_job_model *jm, void *st, size_t pattern, const dx_hit *h);
     int (*finish)(dx_job_model *jm, void *st);
     int (*publish)(dx_job_model *jm, void *st, dx_facts *f);
@@ -190,6 +195,15 @@ DX_HIDDEN int dx_job_any_failure(dx_job_model *jm);
 /* Called for every log line with its attributed rank (may be -1): counts the line, then every
  * reading's on_line. */
 DX_HIDDEN int dx_job_line(dx_job_model *jm, const dx_line *l);
+/* Whether some reading's on_line wants the lines no pattern hits from line seq on (see
+ * wants_lines). While it
+ * is 0 the scan may count such lines with dx_job_lines_seen instead of passing each to
+ * dx_job_line, and give each rank's last time with dx_job_rank_time. */
+DX_HIDDEN int dx_job_wants_lines(const dx_job_model *jm, uint64_t seq);
+/* n more lines of rank r (-1: unknown), counted as dx_job_line counts them. */
+DX_HIDDEN int dx_job_lines_seen(dx_job_model *jm, int r, uint64_t n);
+/* Rank r's last line with a time had time t (as dx_job_line records it). */
+DX_HIDDEN void dx_job_rank_time(dx_job_model *jm, int r, const dx_time *t);
 
 DX_HIDDEN size_t dx_job_extractor_count(void);
 DX_HIDDEN const dx_signal *dx_job_extractor_signal(size_t i);

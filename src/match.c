@@ -9,6 +9,10 @@
  */
 #include "match.h"
 
+#include <ctype.h>
+#include <stdatomic.h>
+#include <strings.h>
+
 #include <hs/hs.h>
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <pcre2.h>
@@ -18,9 +22,11 @@ struct dx_matcher {
     int db_borrowed; /* db points into the binary's built-in image: never freed */
     size_t nsig;
     const dx_signal *const *sigs; /* [nsig], borrowed */
-    pcre2_code **re;              /* [nsig], compiled on first use; NULL until then */
-    unsigned char *re_bad;        /* [nsig] 1 when PCRE2 rejected the pattern */
-    unsigned char *anchored;      /* [nsig] 1 when the pattern starts with ^ or ends with $ */
+    /* [nsig] compiled on first use, by whichever thread needs it first (the others then use
+       that one); NULL until then */
+    _Atomic(pcre2_code *) *re;
+    _Atomic(unsigned char) *re_bad; /* [nsig] 1 when PCRE2 rejected the pattern */
+    unsigned char *anchored;        /* [nsig] 1 when the pattern starts with ^ or ends with $ */
 };
 
 struct dx_scan {
@@ -28,8 +34,13 @@ struct dx_scan {
     hs_scratch_t *scratch;
     pcre2_match_data *md;
     pcre2_match_context *mctx;
-    uint32_t last_sig_ok; /* the signal of the last confirmed match */
-    const char *last_line;
+    uint32_t last_sig_ok;  /* the signal of the last confirmed match */
+    const char *last_line; /* where its subject starts (the line, or the line's body) */
+    /* its capture offsets from last_line, start and end of each group (UINT32_MAX: unset): a
+       copy of PCRE2's, or a match another scan confirmed and this one replays */
+    uint32_t own[2 * DX_SCAN_PAIRS];
+    const uint32_t *ov;
+    size_t npairs;
     dx_cand *cands;
     size_t ncands, capcands;
     size_t *line_end; /* [nsig] end of the last line a signal was recorded on, +1 */
@@ -158,47 +169,667 @@ int dx_pattern_check(const char *pattern, int caseless, char *msg, size_t cap)
     return DDX_OK;
 }
 
+/* ==== fast patterns ========================================================================
+ *
+ * Suricata's "fast pattern": most signals hold a literal that every match contains ("Watchdog
+ * caught collective operation timeout"); Vectorscan finds such literals far faster than it runs
+ * the whole prefilter of the pattern (a literal set compiles to FDR or Teddy alone, with no rose
+ * program or NFA behind it). So each signal goes into the database either as the strongest set of
+ * literals one of which every match of it contains (each literal its own expression, with the
+ * signal's number as its id), or, when it has no strong enough set, as the pattern itself in
+ * prefilter mode. Either way the candidates stay a superset of the lines PCRE2 matches: a
+ * literal is only taken from text every match must hold, and PCRE2 confirms every candidate.
+ *
+ * The analysis reads the PCRE2 syntax the references use: literal characters and escapes, \Q..\E,
+ * small classes ([Ss], [-_]), groups and alternations (their strings multiplied out while the set
+ * stays small), quantifiers. Anything it does not know (inline options, conditionals, verbs)
+ * leaves the pattern to the prefilter. A literal is weak when it is short or a word every log is
+ * full of ("rank", "step", "error"); a weak set also leaves the pattern to the prefilter, whose
+ * full regex rejects most of the lines such a word is on. */
+
+#define FP_SET 16   /* strings in one literal set */
+#define FP_LEN 96   /* bytes of one literal */
+#define FP_DEPTH 24 /* nested groups */
+#define FP_MIN_SCORE 40
+
+typedef struct fp_set {
+    size_t n;
+    unsigned char len[FP_SET];
+    unsigned char icase[FP_SET]; /* matched without regard to ASCII case */
+    char s[FP_SET][FP_LEN];
+} fp_set;
+
+/* What an item, a sequence or an alternation matches: exactly one string of ex (when exact),
+ * and a text that contains one string of req (when has_req). */
+typedef struct fp_res {
+    int exact, has_req;
+    fp_set ex, req;
+} fp_res;
+
+typedef struct fp_ctx {
+    const char *p;
+    size_t n, i;
+    int icase; /* the signal is caseless */
+    int bad;   /* syntax the analysis does not know */
+} fp_ctx;
+
+/* Words that fill healthy logs: a literal that is one of them (whatever its case) finds a
+ * candidate on most lines. */
+static const char *const fp_common[] = {
+    "batch", "cuda",  "data",  "debug",   "epoch", "error",   "info", "iter", "iteration",
+    "line",  "loss",  "model", "nccl",    "node",  "process", "rank", "step", "time",
+    "torch", "train", "warn",  "warning", "world", "size",    "file", "with", "from",
+};
+
+static int fp_is_common(const char *s, size_t n)
+{
+    for (size_t k = 0; k < DX_ARRAY_LEN(fp_common); k++)
+        if (strlen(fp_common[k]) == n && !strncasecmp(s, fp_common[k], n))
+            return 1;
+    return 0;
+}
+
+/* How good a set is as a fast pattern: its weakest string decides. */
+static int fp_score(const fp_set *s)
+{
+    if (!s->n)
+        return -1;
+    int worst = INT32_MAX;
+    for (size_t k = 0; k < s->n; k++) {
+        size_t len = s->len[k], letters = 0;
+        for (size_t j = 0; j < len; j++)
+            letters += isalnum((unsigned char)s->s[k][j]) != 0;
+        int v = (int)len * 10 - (s->icase[k] ? 4 : 0);
+        /* the word alone, or the word and a blank: as common as the word */
+        size_t core = len;
+        while (core && !isalnum((unsigned char)s->s[k][core - 1]))
+            core--;
+        size_t start = 0;
+        while (start < core && !isalnum((unsigned char)s->s[k][start]))
+            start++;
+        if (fp_is_common(s->s[k] + start, core - start))
+            v = (int)(core - start) * 3;
+        if (!letters)
+            v /= 2; /* punctuation and digits: "]: ", "%|" */
+        if (v < worst)
+            worst = v;
+    }
+    return worst - (int)s->n; /* fewer strings scan a little faster */
+}
+
+static void fp_one(fp_set *s, const char *p, size_t n, int icase)
+{
+    s->n = 1;
+    memcpy(s->s[0], p, n);
+    s->len[0] = (unsigned char)n;
+    s->icase[0] = (unsigned char)icase;
+}
+
+/* a x b: every string of a followed by every string of b; 0 when it would not fit */
+static int fp_cross(fp_set *a, const fp_set *b)
+{
+    if (a->n * b->n > FP_SET)
+        return 0;
+    fp_set out = {0};
+    for (size_t i = 0; i < a->n; i++)
+        for (size_t j = 0; j < b->n; j++) {
+            if (a->len[i] + b->len[j] > FP_LEN)
+                return 0;
+            size_t k = out.n++;
+            memcpy(out.s[k], a->s[i], a->len[i]);
+            memcpy(out.s[k] + a->len[i], b->s[j], b->len[j]);
+            out.len[k] = (unsigned char)(a->len[i] + b->len[j]);
+            out.icase[k] = a->icase[i] | b->icase[j];
+        }
+    *a = out;
+    return 1;
+}
+
+/* a + b (the union); 0 when it would not fit */
+static int fp_union(fp_set *a, const fp_set *b)
+{
+    for (size_t j = 0; j < b->n; j++) {
+        int dup = 0;
+        for (size_t i = 0; i < a->n && !dup; i++)
+            dup = a->len[i] == b->len[j] && a->icase[i] == b->icase[j] &&
+                  !memcmp(a->s[i], b->s[j], b->len[j]);
+        if (dup)
+            continue;
+        if (a->n == FP_SET)
+            return 0;
+        size_t k = a->n++;
+        memcpy(a->s[k], b->s[j], b->len[j]);
+        a->len[k] = b->len[j];
+        a->icase[k] = b->icase[j];
+    }
+    return 1;
+}
+
+/* Keeps the better of *best and s as the required set. */
+static void fp_offer(fp_res *r, const fp_set *s)
+{
+    if (!s->n || (s->n == 1 && !s->len[0]))
+        return;
+    if (!r->has_req || fp_score(s) > fp_score(&r->req)) {
+        r->req = *s;
+        r->has_req = 1;
+    }
+}
+
+static void fp_alt(fp_ctx *c, fp_res *out, int depth);
+
+/* A quantifier after an item: its least count (-1: none there), and whether it is exactly 1. */
+static int fp_quant(fp_ctx *c, long *min, long *max)
+{
+    *min = *max = 1;
+    if (c->i >= c->n)
+        return 0;
+    char q = c->p[c->i];
+    if (q == '?' || q == '*' || q == '+') {
+        *min = q == '+';
+        *max = q == '?' ? 1 : -1;
+        c->i++;
+    } else if (q == '{') {
+        size_t j = c->i + 1;
+        long lo = 0, hi = -1;
+        int dig = 0;
+        while (j < c->n && isdigit((unsigned char)c->p[j]) && lo < 100000)
+            lo = lo * 10 + (c->p[j++] - '0'), dig = 1;
+        if (j < c->n && c->p[j] == '}' && dig) {
+            hi = lo;
+        } else if (j < c->n && c->p[j] == ',') {
+            j++;
+            int dig2 = 0;
+            long h = 0;
+            while (j < c->n && isdigit((unsigned char)c->p[j]) && h < 100000)
+                h = h * 10 + (c->p[j++] - '0'), dig2 = 1;
+            if (!(j < c->n && c->p[j] == '}') || (!dig && !dig2))
+                return 0; /* a literal '{' */
+            hi = dig2 ? h : -1;
+        } else {
+            return 0;
+        }
+        c->i = j + 1;
+        *min = lo;
+        *max = hi;
+    } else {
+        return 0;
+    }
+    if (c->i < c->n && (c->p[c->i] == '?' || c->p[c->i] == '+'))
+        c->i++; /* lazy or possessive: the same texts */
+    return 1;
+}
+
+/* A class "[...]": exact when it lists at most 4 plain characters, or a letter in both cases. */
+static void fp_class(fp_ctx *c, fp_res *r)
+{
+    size_t j = c->i + 1;
+    int neg = j < c->n && c->p[j] == '^';
+    if (neg)
+        j++;
+    char chars[8];
+    size_t nch = 0;
+    int plain = !neg;
+    if (j < c->n && c->p[j] == ']') {
+        chars[nch++] = ']';
+        j++;
+    }
+    while (j < c->n && c->p[j] != ']') {
+        char ch = c->p[j];
+        if (ch == '[' && j + 1 < c->n && c->p[j + 1] == ':') {
+            const char *e = strstr(c->p + j + 2, ":]");
+            if (!e) {
+                c->bad = 1;
+                return;
+            }
+            j = (size_t)(e - c->p) + 2;
+            plain = 0;
+            continue;
+        }
+        if (ch == '\\' && j + 1 < c->n) {
+            char e = c->p[j + 1];
+            j += 2;
+            if (isalnum((unsigned char)e)) {
+                if (e == 'x' || e == 'p' || e == 'P') { /* skip what follows: not plain */
+                    plain = 0;
+                    continue;
+                }
+                plain = 0;
+                continue;
+            }
+            ch = e;
+        } else {
+            if (ch == '-' && nch && j + 1 < c->n && c->p[j + 1] != ']')
+                plain = 0; /* a range */
+            j++;
+        }
+        if (nch < sizeof chars)
+            chars[nch++] = ch;
+        else
+            plain = 0;
+    }
+    if (j >= c->n) {
+        c->bad = 1;
+        return;
+    }
+    c->i = j + 1;
+    r->exact = 0;
+    if (!plain || !nch || nch > 4)
+        return;
+    if (nch == 2 && isalpha((unsigned char)chars[0]) && chars[0] != chars[1] &&
+        tolower((unsigned char)chars[0]) == tolower((unsigned char)chars[1])) {
+        char lo = (char)tolower((unsigned char)chars[0]);
+        fp_one(&r->ex, &lo, 1, 1);
+        r->exact = 1;
+        return;
+    }
+    r->ex.n = 0;
+    for (size_t k = 0; k < nch; k++) {
+        if (chars[k] == '\n')
+            return;
+        fp_set one;
+        fp_one(&one, &chars[k], 1, c->icase);
+        fp_union(&r->ex, &one);
+    }
+    r->exact = 1;
+}
+
+/* One item (without its quantifier): a character, an escape, a class, a group. Sets r; a
+ * zero-width item (an anchor, a lookaround) is exact with the empty string. */
+static void fp_item(fp_ctx *c, fp_res *r, int depth)
+{
+    memset(r, 0, sizeof *r);
+    char ch = c->p[c->i];
+    if (ch == '[') {
+        fp_class(c, r);
+        return;
+    }
+    if (ch == '(') {
+        c->i++;
+        int look = 0;
+        if (c->i < c->n && c->p[c->i] == '?') {
+            const char *q = c->p + c->i + 1;
+            size_t left = c->n - c->i - 1;
+            if (left && (q[0] == ':' || q[0] == '>' || q[0] == '|')) {
+                c->i += 2;
+            } else if (left && (q[0] == '=' || q[0] == '!')) {
+                c->i += 2;
+                look = 1;
+            } else if (left >= 2 && q[0] == '<' && (q[1] == '=' || q[1] == '!')) {
+                c->i += 3;
+                look = 1;
+            } else if (left &&
+                       (q[0] == '<' || q[0] == '\'' || (q[0] == 'P' && left > 1 && q[1] == '<'))) {
+                char close = q[0] == '\'' ? '\'' : '>';
+                const char *e = memchr(q, close, left);
+                if (!e) {
+                    c->bad = 1;
+                    return;
+                }
+                c->i = (size_t)(e - c->p) + 1;
+            } else if (left && q[0] == '#') {
+                const char *e = memchr(q, ')', left);
+                if (!e) {
+                    c->bad = 1;
+                    return;
+                }
+                c->i = (size_t)(e - c->p) + 1;
+                r->exact = 1;
+                r->ex.n = 1; /* the empty string */
+                return;
+            } else {
+                c->bad = 1; /* inline options, conditionals, recursion, backreferences by name */
+                return;
+            }
+        } else if (c->i < c->n && c->p[c->i] == '*') {
+            c->bad = 1; /* (*VERB) */
+            return;
+        }
+        if (depth >= FP_DEPTH) {
+            c->bad = 1;
+            return;
+        }
+        fp_alt(c, r, depth + 1);
+        if (c->bad || c->i >= c->n || c->p[c->i] != ')') {
+            c->bad = 1;
+            return;
+        }
+        c->i++;
+        if (look) { /* zero width: it adds no text to the match */
+            memset(r, 0, sizeof *r);
+            r->exact = 1;
+            r->ex.n = 1;
+        }
+        return;
+    }
+    if (ch == '^' || ch == '$') {
+        c->i++;
+        r->exact = 1;
+        r->ex.n = 1;
+        return;
+    }
+    if (ch == '.') {
+        c->i++;
+        return;
+    }
+    if (ch == '\\') {
+        if (c->i + 1 >= c->n) {
+            c->bad = 1;
+            return;
+        }
+        char e = c->p[c->i + 1];
+        c->i += 2;
+        if (!isalnum((unsigned char)e)) {
+            fp_one(&r->ex, &e, 1, c->icase);
+            r->exact = 1;
+            return;
+        }
+        static const char zero[] = "bBAzZGK";
+        static const char any[] = "dDwWsShHvVNRX";
+        if (strchr(zero, e)) {
+            r->exact = 1;
+            r->ex.n = 1;
+            return;
+        }
+        if (strchr(any, e))
+            return;
+        if (e == 't' || e == 'r' || e == 'f' || e == 'e' || e == 'a') {
+            char v = e == 't' ? '\t' : e == 'r' ? '\r' : e == 'f' ? '\f' : e == 'e' ? 0x1b : 0x07;
+            fp_one(&r->ex, &v, 1, 0);
+            r->exact = 1;
+            return;
+        }
+        if (e == 'Q') {
+            const char *end = NULL;
+            for (size_t j = c->i; j + 1 < c->n && !end; j++)
+                if (c->p[j] == '\\' && c->p[j + 1] == 'E')
+                    end = c->p + j;
+            size_t len = (size_t)((end ? end : c->p + c->n) - (c->p + c->i));
+            if (len > FP_LEN || memchr(c->p + c->i, '\n', len)) {
+                c->bad = 1;
+                return;
+            }
+            fp_one(&r->ex, c->p + c->i, len, c->icase);
+            r->exact = 1;
+            c->i += len + (end ? 2 : 0);
+            return;
+        }
+        if ((e == 'p' || e == 'P') && c->i < c->n && c->p[c->i] == '{') {
+            const char *end = memchr(c->p + c->i, '}', c->n - c->i);
+            if (!end) {
+                c->bad = 1;
+                return;
+            }
+            c->i = (size_t)(end - c->p) + 1;
+            return;
+        }
+        if ((isdigit((unsigned char)e) && e != '0') || e == 'n')
+            return; /* a backreference, or a newline (no line holds one): some text */
+        c->bad = 1; /* \x, \o, \c, \g, \k and the rest: not read here */
+        return;
+    }
+    if (ch == '|' || ch == ')' || ch == '*' || ch == '+' || ch == '?') {
+        c->bad = 1;
+        return;
+    }
+    c->i++;
+    if (ch == '\n')
+        return;
+    fp_one(&r->ex, &ch, 1, c->icase);
+    r->exact = 1;
+}
+
+/* A sequence of items up to '|', ')' or the end. */
+static void fp_seq(fp_ctx *c, fp_res *out, int depth)
+{
+    memset(out, 0, sizeof *out);
+    fp_set run;
+    run.n = 1;
+    run.len[0] = 0;
+    run.icase[0] = 0;
+    int exact = 1;
+    while (c->i < c->n && c->p[c->i] != '|' && c->p[c->i] != ')' && !c->bad) {
+        fp_res it;
+        fp_item(c, &it, depth);
+        if (c->bad)
+            return;
+        long min, max;
+        fp_quant(c, &min, &max);
+        if (min == 1 && max == 1 && it.exact) {
+            if (!fp_cross(&run, &it.ex)) {
+                fp_offer(out, &run);
+                run = it.ex;
+            }
+            continue;
+        }
+        exact = 0;
+        if (min >= 1 && it.exact) {
+            /* x+ or x{n,}: run then one x is required, and the last x starts the next run */
+            fp_set r2 = run;
+            if (fp_cross(&r2, &it.ex))
+                fp_offer(out, &r2);
+            fp_offer(out, &run);
+            run = it.ex;
+            continue;
+        }
+        fp_offer(out, &run);
+        run.n = 1;
+        run.len[0] = 0;
+        run.icase[0] = 0;
+        if (min >= 1 && it.has_req)
+            fp_offer(out, &it.req);
+    }
+    fp_offer(out, &run);
+    out->exact = exact;
+    if (exact)
+        out->ex = run;
+}
+
+/* Alternatives up to ')' or the end: exact when every one is; required when every one has a
+ * required set (their union). */
+static void fp_alt(fp_ctx *c, fp_res *out, int depth)
+{
+    memset(out, 0, sizeof *out);
+    int first = 1;
+    for (;;) {
+        fp_res b;
+        fp_seq(c, &b, depth);
+        if (c->bad)
+            return;
+        if (first) {
+            *out = b;
+            first = 0;
+        } else {
+            out->exact = out->exact && b.exact && fp_union(&out->ex, &b.ex);
+            out->has_req = out->has_req && b.has_req && fp_union(&out->req, &b.req);
+        }
+        if (c->i < c->n && c->p[c->i] == '|') {
+            c->i++;
+            continue;
+        }
+        return;
+    }
+}
+
+/* The fast pattern of a signal: its literal set in *out when a strong one exists (1), else 0. */
+static int fp_literals(const char *pattern, int caseless, fp_set *out)
+{
+    fp_ctx c = {pattern, strlen(pattern), 0, caseless, 0};
+    fp_res r;
+    fp_alt(&c, &r, 0);
+    if (c.bad || c.i != c.n || !r.has_req || fp_score(&r.req) < FP_MIN_SCORE)
+        return 0;
+    *out = r.req;
+    return 1;
+}
+
 static int portable; /* compile for any x86-64 (the built-in image), not for this CPU */
 
 void dx_matcher_portable(int on) { portable = on; }
 
+/* A literal as a Vectorscan expression: letters and digits as they are, every other byte as
+ * \xHH. Returns a new string, or NULL when out of memory. */
+static char *fp_expression(const char *s, size_t n)
+{
+    char *out = dx_malloc(4 * n + 1);
+    if (!out)
+        return NULL;
+    size_t o = 0;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char ch = (unsigned char)s[i];
+        if (isalnum(ch) && ch < 0x80) {
+            out[o++] = (char)ch;
+        } else {
+            static const char hex[] = "0123456789abcdef";
+            out[o++] = '\\';
+            out[o++] = 'x';
+            out[o++] = hex[ch >> 4];
+            out[o++] = hex[ch & 15];
+        }
+    }
+    out[o] = '\0';
+    return out;
+}
+
+int dx_pattern_literals(const char *pattern, int caseless, dx_buf *out)
+{
+    fp_set set;
+    if (!fp_literals(pattern, caseless, &set))
+        return 0;
+    for (size_t k = 0; k < set.n; k++)
+        if (dx_buf_add(out, set.s[k], set.len[k]) ||
+            dx_buf_add(out, set.icase[k] ? " (any case)\n" : "\n", set.icase[k] ? 12 : 1))
+            return DDX_ENOMEM;
+    return (int)set.n;
+}
+
+/* The expressions of the database: each signal's fast-pattern literals, or its prefilter. */
+typedef struct exprs {
+    char **pats;
+    unsigned *flags, *ids;
+    size_t n, cap;
+} exprs;
+
+static int expr_add(exprs *e, char *pat, unsigned flags, unsigned id)
+{
+    if (!pat)
+        return DDX_ENOMEM;
+    if (e->n == e->cap) {
+        size_t cap = e->cap ? 2 * e->cap : 256;
+        char **p = dx_realloc(e->pats, cap * sizeof *p);
+        if (!p) {
+            dx_free(pat);
+            return DDX_ENOMEM;
+        }
+        e->pats = p;
+        unsigned *f = dx_realloc(e->flags, cap * sizeof *f);
+        if (!f) {
+            dx_free(pat);
+            return DDX_ENOMEM;
+        }
+        e->flags = f;
+        unsigned *d = dx_realloc(e->ids, cap * sizeof *d);
+        if (!d) {
+            dx_free(pat);
+            return DDX_ENOMEM;
+        }
+        e->ids = d;
+        e->cap = cap;
+    }
+    e->pats[e->n] = pat;
+    e->flags[e->n] = flags;
+    e->ids[e->n++] = id;
+    return DDX_OK;
+}
+
+/* Where the part of a pattern after its last unbounded gap at the top level starts (".*" or
+ * "[^\n]*", lazy or not), or NULL when it has none worth cutting at. Every match of the pattern
+ * ends with a match of that part, on the same line, so the part alone proposes a superset of the
+ * pattern's candidate lines (PCRE2 confirms the whole pattern), without the gap's states: a gap
+ * after a frequent word keeps an NFA live to the end of every line holding the word. Not cut: a
+ * pattern with a top-level alternative, an inline option or a back reference (the part would
+ * mean something else), or a part too short to be selective. */
+static const char *gap_suffix(const char *p)
+{
+    static const char line_gap[] = "[^\\n]*";
+    const char *cut = NULL;
+    int depth = 0;
+    for (const char *c = p; *c; c++) {
+        if (*c == '\\') {
+            if ((c[1] >= '1' && c[1] <= '9') || c[1] == 'k' || c[1] == 'g')
+                return NULL;
+            c += c[1] != '\0';
+            continue;
+        }
+        const char *gap_end = NULL;
+        if (*c == '[') {
+            if (!depth && !strncmp(c, line_gap, sizeof line_gap - 1))
+                gap_end = c + sizeof line_gap - 1;
+            const char *e = c + 1 + (c[1] == '^');
+            e += *e == ']';
+            for (; *e && *e != ']'; e++)
+                e += *e == '\\' && e[1];
+            if (!*e)
+                return NULL;
+            c = e;
+        } else if (*c == '(') {
+            if (c[1] == '?' && !strchr(":<=!>|P", c[2]))
+                return NULL; /* (?i) and the like */
+            depth++;
+        } else if (*c == ')') {
+            depth--;
+        } else if (*c == '|' && !depth) {
+            return NULL;
+        } else if (*c == '.' && c[1] == '*' && !depth) {
+            gap_end = c + 2;
+        }
+        if (gap_end) {
+            cut = gap_end + (*gap_end == '?' || *gap_end == '+');
+            c = cut - 1;
+        }
+    }
+    return cut && strlen(cut) >= 12 ? cut : NULL;
+}
+
 static int compile_db(dx_matcher *m, ddx_error *err)
 {
-    const char **pats = dx_calloc(m->nsig, sizeof(char *));
-    unsigned *flags = dx_calloc(m->nsig, sizeof(unsigned));
-    unsigned *ids = dx_calloc(m->nsig, sizeof(unsigned));
+    exprs e = {0};
     int rc = DDX_OK;
-    if (!pats || !flags || !ids) {
+    for (size_t i = 0; i < m->nsig && !rc; i++) {
+        const dx_signal *sg = m->sigs[i];
+        fp_set set;
+        if (fp_literals(sg->pattern, sg->caseless, &set)) {
+            for (size_t k = 0; k < set.n && !rc; k++)
+                rc = expr_add(&e, fp_expression(set.s[k], set.len[k]),
+                              set.icase[k] ? HS_FLAG_CASELESS : 0, (unsigned)i);
+        } else {
+            const char *part = gap_suffix(sg->pattern);
+            rc = expr_add(&e, dx_hs_pattern(part ? part : sg->pattern), hs_flags(sg), (unsigned)i);
+        }
+    }
+    if (rc) {
         rc = dx_err(err, DDX_ENOMEM, "out of memory");
         goto fail;
     }
-    for (size_t i = 0; i < m->nsig; i++) {
-        if (!(pats[i] = dx_hs_pattern(m->sigs[i]->pattern))) {
-            rc = dx_err(err, DDX_ENOMEM, "out of memory");
-            goto fail;
-        }
-        flags[i] = hs_flags(m->sigs[i]);
-        ids[i] = (unsigned)i;
-    }
     hs_compile_error_t *ce = NULL;
     hs_platform_info_t generic = {0, 0, 0, 0};
-    if (hs_compile_multi(pats, flags, ids, (unsigned)m->nsig, HS_MODE_BLOCK,
+    if (hs_compile_multi((const char *const *)e.pats, e.flags, e.ids, (unsigned)e.n, HS_MODE_BLOCK,
                          portable ? &generic : NULL, &m->db, &ce) != HS_SUCCESS) {
         int bad = ce ? ce->expression : -1;
-        if (bad >= 0 && (size_t)bad < m->nsig)
+        if (bad >= 0 && (size_t)bad < e.n)
             rc = dx_err(err, DDX_EFORMAT, "signal '%s': Vectorscan rejects the pattern: %s",
-                        m->sigs[bad]->id, ce->message);
+                        m->sigs[e.ids[bad]]->id, ce->message);
         else
             rc = dx_err(err, DDX_EFORMAT, "cannot compile the pattern database: %s",
                         ce && ce->message ? ce->message : "unknown error");
         hs_free_compile_error(ce);
     }
 fail:
-    for (size_t i = 0; pats && i < m->nsig; i++)
-        dx_free((void *)pats[i]);
-    dx_free(pats);
-    dx_free(flags);
-    dx_free(ids);
+    for (size_t i = 0; i < e.n; i++)
+        dx_free(e.pats[i]);
+    dx_free(e.pats);
+    dx_free(e.flags);
+    dx_free(e.ids);
     return rc;
 }
 
@@ -224,8 +855,8 @@ int dx_matcher_new(dx_matcher **out, const dx_signal *const *sigs, size_t nsig,
         return dx_err(err, DDX_ENOMEM, "out of memory");
     m->nsig = nsig;
     m->sigs = sigs;
-    m->re = dx_calloc(nsig ? nsig : 1, sizeof(pcre2_code *));
-    m->re_bad = dx_calloc(nsig ? nsig : 1, 1);
+    m->re = dx_calloc(nsig ? nsig : 1, sizeof *m->re);
+    m->re_bad = dx_calloc(nsig ? nsig : 1, sizeof *m->re_bad);
     m->anchored = dx_calloc(nsig ? nsig : 1, 1);
     if (!m->re || !m->re_bad || !m->anchored) {
         dx_matcher_free(m);
@@ -267,7 +898,7 @@ void dx_matcher_free(dx_matcher *m)
     if (m->db && !m->db_borrowed)
         hs_free_database(m->db);
     for (size_t i = 0; m->re && i < m->nsig; i++)
-        pcre2_code_free(m->re[i]);
+        pcre2_code_free(atomic_load(&m->re[i]));
     dx_free(m->re);
     dx_free(m->re_bad);
     dx_free(m->anchored);
@@ -322,7 +953,7 @@ int dx_scan_new(dx_scan **out, dx_matcher *m, ddx_error *err)
         return dx_err(err, DDX_ENOMEM, "out of memory");
     s->m = m;
     s->line_end = dx_calloc(m->nsig ? m->nsig : 1, sizeof(size_t));
-    s->md = pcre2_match_data_create(32, NULL);
+    s->md = pcre2_match_data_create(DX_SCAN_PAIRS, NULL);
     s->mctx = pcre2_match_context_create(NULL);
     if (!s->line_end || !s->md || !s->mctx ||
         (m->db && hs_alloc_scratch(m->db, &s->scratch) != HS_SUCCESS)) {
@@ -385,6 +1016,25 @@ static int cmp_cand(const void *a, const void *b)
     return x->sig < y->sig ? -1 : x->sig > y->sig;
 }
 
+/* Candidates by line, then signal. Vectorscan reports matches in the order they end, so lines
+ * come nearly in order and an insertion sort does about one comparison each; past a budget of
+ * moves (matches far out of order) the rest is left to qsort. */
+static void sort_cands(dx_cand *c, size_t n)
+{
+    size_t moves = 0;
+    for (size_t i = 1; i < n; i++) {
+        dx_cand x = c[i];
+        size_t j = i;
+        for (; j > 0 && cmp_cand(&c[j - 1], &x) > 0 && moves < 4 * n; j--, moves++)
+            c[j] = c[j - 1];
+        c[j] = x;
+        if (moves >= 4 * n) {
+            qsort(c, n, sizeof *c, cmp_cand);
+            return;
+        }
+    }
+}
+
 int dx_scan_chunk(dx_scan *s, const char *data, size_t len, const dx_cand **cands, size_t *ncands,
                   ddx_error *err)
 {
@@ -410,8 +1060,7 @@ int dx_scan_chunk(dx_scan *s, const char *data, size_t len, const dx_cand **cand
             return dx_err(err, DDX_ENOMEM, "out of memory while scanning");
         off += n;
     }
-    if (s->ncands > 1)
-        qsort(s->cands, s->ncands, sizeof(dx_cand), cmp_cand);
+    sort_cands(s->cands, s->ncands);
     *cands = s->cands;
     *ncands = s->ncands;
     return DDX_OK;
@@ -428,34 +1077,80 @@ int dx_scan_confirm_line(dx_scan *s, uint32_t sig, const char *line, size_t len,
     return dx_scan_confirm(s, sig, line + body, body_len);
 }
 
+/* The PCRE2 code of signal sig, compiled the first time any thread needs it; NULL when PCRE2
+ * rejects the pattern. Two threads may compile it at once: the first to publish its code wins,
+ * the other frees its own. */
+static pcre2_code *code_of(dx_matcher *m, uint32_t sig)
+{
+    pcre2_code *re = atomic_load_explicit(&m->re[sig], memory_order_acquire);
+    if (re || atomic_load_explicit(&m->re_bad[sig], memory_order_relaxed))
+        return re;
+    int ec;
+    PCRE2_SIZE eo;
+    const dx_signal *sg = m->sigs[sig];
+    re = pcre2_compile((PCRE2_SPTR)sg->pattern, PCRE2_ZERO_TERMINATED,
+                       sg->caseless ? PCRE2_CASELESS : 0, &ec, &eo, NULL);
+    if (!re) {
+        atomic_store_explicit(&m->re_bad[sig], 1, memory_order_relaxed);
+        return NULL;
+    }
+    pcre2_jit_compile(re, PCRE2_JIT_COMPLETE); /* falls back to the interpreter */
+    pcre2_code *none = NULL;
+    if (!atomic_compare_exchange_strong_explicit(&m->re[sig], &none, re, memory_order_acq_rel,
+                                                 memory_order_acquire)) {
+        pcre2_code_free(re);
+        re = none;
+    }
+    return re;
+}
+
 int dx_scan_confirm(dx_scan *s, uint32_t sig, const char *line, size_t len)
 {
     dx_matcher *m = s->m;
-    if (sig >= m->nsig || m->re_bad[sig])
+    if (sig >= m->nsig)
         return 0;
-    if (!m->re[sig]) {
-        int ec;
-        PCRE2_SIZE eo;
-        const dx_signal *sg = m->sigs[sig];
-        m->re[sig] = pcre2_compile((PCRE2_SPTR)sg->pattern, PCRE2_ZERO_TERMINATED,
-                                   sg->caseless ? PCRE2_CASELESS : 0, &ec, &eo, NULL);
-        if (!m->re[sig]) {
-            m->re_bad[sig] = 1;
-            return 0;
-        }
-        pcre2_jit_compile(m->re[sig], PCRE2_JIT_COMPLETE); /* falls back to the interpreter */
-    }
-    int rc = pcre2_match(m->re[sig], (PCRE2_SPTR)line, len, 0, 0, s->md, s->mctx);
+    pcre2_code *re = code_of(m, sig);
+    if (!re)
+        return 0;
+    int rc = pcre2_match(re, (PCRE2_SPTR)line, len, 0, 0, s->md, s->mctx);
     if (rc < 0)
         return 0;
+    /* rc is one more than the highest group set (0: the vector was too short, all are set) */
+    size_t npairs = rc > 0 ? (size_t)rc : pcre2_get_ovector_count(s->md);
+    if (npairs > DX_SCAN_PAIRS)
+        npairs = DX_SCAN_PAIRS;
+    const PCRE2_SIZE *ov = pcre2_get_ovector_pointer(s->md);
+    for (size_t i = 0; i < 2 * npairs; i++)
+        s->own[i] = ov[i] == PCRE2_UNSET || ov[i] >= UINT32_MAX ? UINT32_MAX : (uint32_t)ov[i];
+    s->ov = s->own;
+    s->npairs = npairs;
     s->last_sig_ok = sig;
     s->last_line = line;
     return 1;
 }
 
+size_t dx_scan_last(const dx_scan *s, const char **base, const uint32_t **ov)
+{
+    *base = s->last_line;
+    *ov = s->ov;
+    return s->npairs;
+}
+
+void dx_scan_replay(dx_scan *s, uint32_t sig, const char *base, const uint32_t *ov, size_t npairs)
+{
+    s->last_sig_ok = sig;
+    s->last_line = base;
+    s->ov = ov;
+    s->npairs = npairs;
+    if (sig < s->m->nsig)
+        (void)code_of(s->m, sig); /* its names (compiled already where it was confirmed) */
+}
+
 int dx_scan_capture_at(dx_scan *s, size_t i, const char **name, dx_str *value)
 {
-    pcre2_code *re = s->m->re[s->last_sig_ok];
+    if (!s->ov || s->last_sig_ok >= s->m->nsig)
+        return 0;
+    pcre2_code *re = atomic_load_explicit(&s->m->re[s->last_sig_ok], memory_order_acquire);
     uint32_t count = 0, entry = 0;
     PCRE2_SPTR table;
     if (!re || pcre2_pattern_info(re, PCRE2_INFO_NAMECOUNT, &count) != 0 || i >= count)
@@ -465,14 +1160,12 @@ int dx_scan_capture_at(dx_scan *s, size_t i, const char **name, dx_str *value)
     PCRE2_SPTR e = table + i * entry;
     uint32_t group = ((uint32_t)e[0] << 8) | e[1];
     *name = (const char *)(e + 2);
-    PCRE2_SIZE *ov = pcre2_get_ovector_pointer(s->md);
-    uint32_t npairs = pcre2_get_ovector_count(s->md);
-    if (group >= npairs || ov[2 * group] == PCRE2_UNSET) {
+    if (group >= s->npairs || s->ov[2 * group] == UINT32_MAX) {
         value->p = NULL;
         value->n = 0;
     } else {
-        value->p = s->last_line + ov[2 * group];
-        value->n = ov[2 * group + 1] - ov[2 * group];
+        value->p = s->last_line + s->ov[2 * group];
+        value->n = s->ov[2 * group + 1] - s->ov[2 * group];
     }
     return 1;
 }

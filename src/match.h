@@ -28,6 +28,11 @@ DX_HIDDEN int dx_matcher_image(const dx_matcher *m, char **bytes, size_t *len, d
 /* Compile for any CPU of this architecture rather than for this one (the generator sets it). */
 DX_HIDDEN void dx_matcher_portable(int on);
 
+/* The fast pattern of a signal (match.c): the literals, one a line (" (any case)" after a
+ * caseless one), appended to out, of which every match holds one and that the database scans
+ * for instead of the pattern. Returns how many, 0 when the pattern goes into the database itself
+ * (no literal it must hold is strong enough), or DDX_ENOMEM. */
+DX_HIDDEN int dx_pattern_literals(const char *pattern, int caseless, dx_buf *out);
 /* Checks one pattern in both engines; fills msg on failure. */
 /* The pattern as Vectorscan compiles it (negated classes also exclude the newline); free it. */
 DX_HIDDEN char *dx_hs_pattern(const char *pattern);
@@ -53,6 +58,16 @@ DX_HIDDEN int dx_scan_confirm(dx_scan *s, uint32_t sig, const char *line, size_t
  * mean the start and end of the message. Returns 1 on a match, 0 otherwise. */
 DX_HIDDEN int dx_scan_confirm_line(dx_scan *s, uint32_t sig, const char *line, size_t len,
                                    size_t body, size_t body_len);
+/* The most capture groups (and the whole match) a confirmed match keeps. */
+#define DX_SCAN_PAIRS 32
+/* After a confirmed match: where its subject starts (the line or the line's body), and its
+ * capture offsets from there (start, end of each group, UINT32_MAX when unset); returns how many
+ * pairs. Valid until the next confirmation. To hand a match to another scan (another thread). */
+DX_HIDDEN size_t dx_scan_last(const dx_scan *s, const char **base, const uint32_t **ov);
+/* Makes a match confirmed elsewhere (dx_scan_last's, copied) the last confirmed match of s, so
+ * dx_scan_capture reads it; ov is borrowed until the next confirmation or replay. */
+DX_HIDDEN void dx_scan_replay(dx_scan *s, uint32_t sig, const char *base, const uint32_t *ov,
+                              size_t npairs);
 /* After a confirmed match: the named capture name, if it matched. */
 DX_HIDDEN int dx_scan_capture(dx_scan *s, const char *name, dx_str *out);
 /* After a confirmed match: all named captures, one at a time (i from 0); 0 when done. */

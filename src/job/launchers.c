@@ -227,6 +227,12 @@ static int te_line(dx_job_model *jm, void *stp, const dx_line *l)
     return DDX_OK;
 }
 
+static int te_wants_lines(const void *stp, uint64_t seq)
+{
+    (void)seq;
+    return ((const te_state *)stp)->rc_lines_left > 0;
+}
+
 static int te_rank_line(dx_job_model *jm, te_state *st, const dx_hit *h)
 {
     st->table_rank = st->entry = (int)dx_hit_ll(h, "rank", -1);
@@ -397,6 +403,7 @@ const dx_reading dx_reading_torchelastic = {
     .fini = te_fini,
     .rank_fini = te_rank_fini,
     .on_line = te_line,
+    .wants_lines = te_wants_lines,
     .on_hit = te_hit,
     .finish = te_finish,
 };

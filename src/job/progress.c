@@ -782,6 +782,13 @@ static int ph_line(dx_job_model *jm, void *stp, const dx_line *l)
     return DDX_OK;
 }
 
+/* a pending phase line ends at the next non-blank line of its own input */
+static int ph_wants_lines(const void *stp, uint64_t seq)
+{
+    const ph_state *st = stp;
+    return st->last && st->seq >> 40 == seq >> 40;
+}
+
 static int ph_hit(dx_job_model *jm, void *stp, size_t row, const dx_hit *h)
 {
     ph_state *st = stp;
@@ -829,6 +836,7 @@ const dx_reading dx_reading_phases = {
     .state_size = sizeof(ph_state),
     .init = ph_init,
     .on_line = ph_line,
+    .wants_lines = ph_wants_lines,
     .on_hit = ph_hit,
     .publish = ph_publish,
 };

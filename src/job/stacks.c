@@ -103,6 +103,12 @@ static int st_line(dx_job_model *jm, void *stp, const dx_line *l)
     return DDX_OK;
 }
 
+static int st_wants_lines(const void *stp, uint64_t seq)
+{
+    (void)seq;
+    return ((const st_state *)stp)->hdr_left > 0;
+}
+
 /* A frame in the standard library's blocking calls (threading, queue, selectors, sockets,
  * multiprocessing): where a thread waits, not what it waits for. */
 static int stdlib_wait_frame(const char *file, size_t n)
@@ -276,6 +282,7 @@ const dx_reading dx_reading_stacks = {
     .init = st_init,
     .rank_fini = st_rank_fini,
     .on_line = st_line,
+    .wants_lines = st_wants_lines,
     .on_hit = st_hit,
     .finish = st_finish,
     .publish = st_publish,

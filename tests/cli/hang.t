@@ -36,6 +36,7 @@ $ diagnose tests/data/frdump/sets/healthy-json/nccl_trace_rank_0
 
 # A CUDA memory snapshot found beside the dumps is not counted as a dump.
 $ diagnose tests/data/frdump/sets/healthy-json/nccl_trace_rank_0 tests/data/frdump/snapshot.pickle
+? 0
 > snapshot.pickle: a CUDA memory snapshot (torch.cuda.memory._dump_snapshot), not a flight-recorder dump
 > flight recorder (1 dump, 0 compared)
 < every rank reached the same collectives

@@ -21,6 +21,7 @@ $ diagnose --json tests/data/job/barrier-one-missing.log
 
 # Half the world missing is a missing node or a wrong world size, not one stuck process.
 $ diagnose --json --all tests/data/job/barrier-node-missing.log
+? 1
 > "job.init_missing": 4
 > "id": "nccl-world-size-mismatch"
 < exactly one process of the world never checked in
@@ -51,15 +52,18 @@ $ diagnose --json tests/data/job/view-not-shard.log
 # The launcher's one failed rank exited with -6 (SIGABRT) while another rank reports a watchdog
 # timeout: the watchdog took a waiting rank down, so that rank is not blamed.
 $ diagnose --json tests/data/job/watchdog-abort-victim.log
+? 1
 > "culprit_rank": null
 
 # Megatron's straggler reports give the spread between the slowest and fastest rank.
 $ diagnose --json references/examples/silent-straggler/constructed-megatron-throttled-rank.log
+? 1
 > "straggler.etpt_spread": "0.118"
 > "straggler.rtt_spread": "0.130"
 
 # Some NCCL processes chose InfiniBand and others sockets: the transports of the job differ.
 $ diagnose --json tests/corpus/nccl-041/log.txt
+? 1
 > "job.net_mixed": "IB and Socket"
 > "id": "transports-differ"
 
@@ -107,6 +111,8 @@ $ diagnose --json tests/data/job/shard-ratio.log
 > "id": "fsdp-state-dict-keys"
 
 $ diagnose --json tests/data/job/shard-not-ratio.log
+? 1
+> "unrecognised": {
 < job.shard_ratio
 
 # A GPU monitor (nvidia-smi's process table, gpustat) that shows one GPU holding two big
@@ -129,6 +135,8 @@ $ diagnose --json tests/data/job/ds-silent-kill.log
 > "id": "childfailed-exitcode-9"
 
 $ diagnose --json tests/data/job/ds-kill-after-error.log
+? 1
+> "unrecognised": {
 < job.silent_teardown
 
 # NCCL set up its communicators and the log ends on a bar still at 0/N: the first work over

@@ -6,6 +6,7 @@
  * named in a comment) where it has the format; the rest are built from the format as the
  * launcher's or logger's source prints it, and say so.
  */
+#include <dirent.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -49,6 +50,77 @@ static seen attrib(const char *text)
     free(buf);
     s.a.host.p = NULL; /* it pointed into buf */
     return s;
+}
+
+/* The scan's shortcuts (dx_attrib_rank for the lines no pattern proposes, dx_attrib_may_have_time
+ * before looking for a time) say what the whole table says of the line buf[0..n). */
+static void assert_shortcuts(const char *buf, size_t n)
+{
+    dx_attr a;
+    dx_attrib_line(buf, n, &a);
+    int rank = a.rank >= 0 ? a.rank : a.local_rank;
+    if (dx_attrib_rank(buf, n) != rank)
+        fail_msg("dx_attrib_rank %d, dx_attrib_line %d on '%.*s'", dx_attrib_rank(buf, n), rank,
+                 (int)n, buf);
+    if (a.has_time && !dx_attrib_may_have_time(buf, n))
+        fail_msg("a time dx_attrib_may_have_time misses in '%.*s'", (int)n, buf);
+}
+
+/* Every line of every log of the test corpus (tests/corpus/<case>/log.txt), and the shapes the
+ * four rank-naming rows take. */
+static void test_shortcuts_agree(void **state)
+{
+    (void)state;
+    static const char *const lines[] = {
+        "[rank3]: Traceback (most recent call last):",
+        "[default3]:[rank3]: RuntimeError: x",
+        "[1,3]<stderr>:   File \"train.py\", line 1",
+        "3: [rank5]: x",
+        "  12: srun line",
+        "[default0]:2024-05-01 08:00:00,000 - INFO - step 1",
+        "2024-05-01 08:00:00,000 - INFO - no rank: 12:00:00",
+        "host:1234:1234 [3] NCCL INFO Init COMPLETE",
+        "[2024-05-01 08:00:00,000] [INFO] [logging.py:96:log_dist] [Rank 3] step=1",
+        "I0501 08:00:00.000000 1234 ProcessGroupNCCL.cpp:1] [Rank 3] x",
+        "E0501 08:00:00.000000 1234 x.cc:1] [rank3]: y",
+        "[rank]: x",
+        "]: >: ::",
+    };
+    for (size_t k = 0; k < DX_ARRAY_LEN(lines); k++)
+        for (size_t len = 0; len <= strlen(lines[k]); len++) {
+            char *buf = exact_copy(lines[k], len);
+            assert_shortcuts(buf, len);
+            free(buf);
+        }
+    const char *data = getenv("DDX_TEST_DATA");
+    assert_non_null(data);
+    char dir[2048];
+    if ((size_t)snprintf(dir, sizeof dir, "%s/../corpus", data) >= sizeof dir)
+        fail_msg("DDX_TEST_DATA is too long");
+    DIR *d = opendir(dir);
+    assert_non_null(d);
+    size_t nlines = 0;
+    for (struct dirent *e; (e = readdir(d));) {
+        if (e->d_name[0] == '.')
+            continue;
+        char path[4096];
+        if ((size_t)snprintf(path, sizeof path, "%s/%.256s/log.txt", dir, e->d_name) >= sizeof path)
+            continue;
+        FILE *f = fopen(path, "rb");
+        if (!f)
+            continue;
+        char line[1 << 16];
+        while (fgets(line, sizeof line, f)) {
+            size_t n = strcspn(line, "\n");
+            char *buf = exact_copy(line, n);
+            assert_shortcuts(buf, n);
+            free(buf);
+            nlines++;
+        }
+        fclose(f);
+    }
+    closedir(d);
+    assert_true(nlines > 4000); /* the corpus was read: 566 cases, 4,268 lines */
 }
 
 /* No prefix at all: everything unknown, the body is the whole line. */
@@ -578,6 +650,7 @@ static void test_every_truncation(void **state)
             assert_true(a.body <= len);
             if (a.host.n)
                 assert_true(a.host.p >= buf && a.host.p + a.host.n <= buf + len);
+            assert_shortcuts(buf, len);
             free(buf);
         }
     }
@@ -601,6 +674,7 @@ static void test_random_bytes(void **state)
         dx_attr a;
         dx_attrib_line(buf, n, &a);
         assert_true(a.body <= n);
+        assert_shortcuts(buf, n);
         free(buf);
     }
 }
@@ -750,6 +824,7 @@ int main(void)
         cmocka_unit_test(test_no_prefix_and_edges),
         cmocka_unit_test(test_every_truncation),
         cmocka_unit_test(test_random_bytes),
+        cmocka_unit_test(test_shortcuts_agree),
         cmocka_unit_test(test_prefix_names),
         cmocka_unit_test(test_rank_from_name),
         cmocka_unit_test(test_time_key),
