@@ -7,10 +7,13 @@
 
 typedef struct cli_args {
     int json, all, verbose, full, patterns, no_builtin, markdown;
-    int color; /* -1 auto, 0 never, 1 always */
-    const char *kb_dir;
+    int color;               /* -1 auto, 0 never, 1 always */
+    const char *kb_dirs[16]; /* --kb, in order */
+    size_t nkb;
+    int override; /* --override: a --kb reference may replace a built-in one */
     const char *category;
     double min_top1, min_top3, min_neg, min_culprit; /* -1: no floor */
+    double max_cal_gap;                              /* eval: -1 no limit */
     /* watch */
     const char *events, *output, *on_finding, *on_stall;
     double stall_after, stall_factor, stall_min; /* -1: not given */
@@ -20,6 +23,8 @@ typedef struct cli_args {
     double alpha; /* -1: not given */
     const char *job_id, *user, *partition, *nodes, *start, *end, *cluster;
     int if_failed, save;
+    int strict, quiet;    /* diagnose */
+    double max_bytes;     /* diagnose: 0 no limit */
     const char *format;   /* diagnose --format: text, json, html (NULL: text) */
     int port;             /* serve --port, -1: the default */
     int jobs;             /* diagnose --jobs: threads reading the inputs, 0: the default */

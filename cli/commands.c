@@ -4,8 +4,89 @@
 #include <ctype.h>
 #include <errno.h>
 #include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "diag.h"
 
 #include "lint.h"
+
+/* ---- diagnose ------------------------------------------------------------------------------ */
+
+typedef struct diag_cli {
+    int tty;            /* standard error is a terminal: warnings in colour, progress shown */
+    int progress_shown; /* a progress line is on screen: cleared before the next line */
+    double start, last; /* when reading started, and when progress was last shown */
+} diag_cli;
+
+static double now_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+static void clear_progress(diag_cli *d)
+{
+    if (d->progress_shown) {
+        fputs("\r\033[K", stderr);
+        d->progress_shown = 0;
+    }
+}
+
+/* Each warning on standard error as it happens, cleaned of whatever an input's name holds. */
+static void on_warning(void *ud, const char *msg)
+{
+    diag_cli *d = ud;
+    clear_progress(d);
+    fputs(d->tty ? "ddx: \033[33mwarning:\033[0m " : "ddx: warning: ", stderr);
+    dx_clean_write(stderr, msg, 2000);
+    fputc('\n', stderr);
+}
+
+/* A progress line on a terminal once reading takes more than two seconds, five times a second. */
+static void on_progress(void *ud, const char *path, unsigned long long bytes)
+{
+    diag_cli *d = ud;
+    double t = now_s();
+    if (t - d->start < 2.0 || t - d->last < 0.2)
+        return;
+    d->last = t;
+    fprintf(stderr, "\r\033[Kddx: %.1f MiB read, now ", (double)bytes / (1 << 20));
+    dx_clean_write(stderr, path, 60);
+    d->progress_shown = 1;
+}
+
+/* --quiet: one line that says what the report says. */
+static int write_summary(const ddx_report *rep, FILE *out)
+{
+    if (ddx_report_count(rep)) {
+        const char *id = ddx_report_id(rep, 0);
+        size_t idx;
+        const dx_ref *r = NULL;
+        if (!ddx_kb_find(rep->kb, id, &idx))
+            r = rep->kb->refs[idx];
+        fprintf(out, "%s (%s %.2f)", id, ddx_report_level(rep, 0), ddx_report_confidence(rep, 0));
+        if (ddx_report_culprit_rank(rep) >= 0)
+            fprintf(out, " culprit rank %d", ddx_report_culprit_rank(rep));
+        fputs(": ", out);
+        dx_clean_write(out, r ? r->title : "", 200);
+    } else if (ddx_report_unrecognised(rep)) {
+        fputs("unrecognised failure", out);
+        if (rep->unrec->rank >= 0)
+            fprintf(out, " on rank %d", rep->unrec->rank);
+        fputs(": ", out);
+        dx_clean_write(out, rep->unrec->text, 200);
+    } else {
+        fprintf(out, "no known failure in %zu input%s", ddx_report_inputs_read(rep),
+                ddx_report_inputs_read(rep) == 1 ? "" : "s");
+    }
+    if (ddx_report_inputs_unreadable(rep))
+        fprintf(out, " (partial: %zu input%s unreadable)", ddx_report_inputs_unreadable(rep),
+                ddx_report_inputs_unreadable(rep) == 1 ? "" : "s");
+    fputc('\n', out);
+    return ferror(out) ? -1 : 0;
+}
 
 enum { FMT_TEXT, FMT_JSON, FMT_HTML };
 
@@ -20,7 +101,7 @@ static int write_report(const ddx_report *rep, int fmt, const cli_args *a, FILE 
     case FMT_HTML:
         return ddx_report_write_html(rep, 0, out, e);
     default:
-        return ddx_report_write_text(rep, cli_text_flags(a, out), out, e);
+        return ddx_report_write_text(rep, cli_text_flags(a, out) | DDX_TEXT_NO_WARNINGS, out, e);
     }
 }
 
@@ -60,37 +141,86 @@ int cli_diagnose(cli_args *a)
     ddx_job *job = NULL;
     ddx_report *rep = NULL;
     ddx_error e = {0};
+    FILE *out = stdout;
+    diag_cli d = {isatty(STDERR_FILENO), 0, now_s(), 0};
     int status = 2;
+    size_t missing = 0, added = 0;
+    if (a->output && !(out = fopen(a->output, "w")))
+        return cli_fail("diagnose: cannot write %s: %s", a->output, strerror(errno));
     if (cli_open_kb(a, &kb))
-        return 2;
+        goto done;
     if (ddx_job_new(&job, kb, &e)) {
         cli_fail("%s", e.message);
         goto done;
     }
+    ddx_job_on_warning(job, on_warning, &d);
+    if (d.tty && !a->quiet)
+        ddx_job_on_progress(job, on_progress, &d);
+    if (a->max_bytes > 0)
+        ddx_job_set_max_bytes(job, (unsigned long long)a->max_bytes);
     ddx_job_set_threads(job, a->jobs);
     int stdin_seen = 0;
     for (size_t i = 0; i < a->nargs; i++) {
         if (!strcmp(a->args[i], "-") && stdin_seen++)
             continue;
+        /* a path that does not exist is reported and the others are read: a partial report */
         if (ddx_job_add_path(job, a->args[i], &e)) {
             cli_fail("%s", e.message);
-            goto done;
+            missing++;
+            continue;
         }
+        added++;
+    }
+    if (!added) {
+        cli_fail("diagnose: none of the %zu path%s given exists; nothing to diagnose", a->nargs,
+                 a->nargs == 1 ? "" : "s");
+        goto done;
     }
     if (ddx_job_diagnose(job, a->all ? DDX_DIAG_ALL : 0, &rep, &e)) {
+        clear_progress(&d);
         cli_fail("%s", e.message);
+        goto done;
+    }
+    clear_progress(&d);
+    size_t nread = ddx_report_inputs_read(rep);
+    if (!nread) {
+        /* nothing to rest a report on: say so, and never "no known failure" with exit 0 */
+        cli_fail("diagnose: no input could be read: %s%s",
+                 ddx_report_inputs_unreadable(rep) ? "every file given is unreadable"
+                 : ddx_report_warning_count(rep)   ? "every file given was skipped (see the "
+                                                     "warnings)"
+                                                   : "no file in the paths given",
+                 missing ? ", and some paths do not exist" : "");
+        if (fmt == FMT_JSON && ddx_report_write_json(rep, out, &e) == DDX_OK)
+            fflush(out);
         goto done;
     }
     if (a->html && write_html_file(rep, a->html))
         goto done;
-    int rc = write_report(rep, fmt, a, stdout, &e);
-    if (rc || fflush(stdout)) {
-        cli_fail("%s", e.message[0] ? e.message : "cannot write the output");
+    int rc = a->quiet ? (write_summary(rep, out) ? DDX_EIO : DDX_OK)
+                      : write_report(rep, fmt, a, out, &e);
+    if (rc || fflush(out) || ferror(out)) {
+        cli_fail("cannot write the report%s%s: %s", a->output ? " to " : "",
+                 a->output ? a->output : "", e.message[0] ? e.message : strerror(errno));
         goto done;
     }
     /* a finding, or a failure the catalogue cannot place: either way the report names one */
     status = ddx_report_count(rep) || ddx_report_unrecognised(rep) ? 1 : 0;
+    if (missing || ddx_report_inputs_unreadable(rep)) {
+        size_t n = missing + ddx_report_inputs_unreadable(rep);
+        fprintf(stderr, "ddx: partial report: %zu input%s could not be read (exit status 3)\n", n,
+                n == 1 ? "" : "s");
+        status = 3;
+    }
+    if (a->strict && (status == 3 || ddx_report_warning_count(rep))) {
+        fprintf(stderr, "ddx: --strict: %zu warning%s about the inputs (exit status 2)\n",
+                ddx_report_warning_count(rep) + missing,
+                ddx_report_warning_count(rep) + missing == 1 ? "" : "s");
+        status = 2;
+    }
 done:
+    if (out != stdout && fclose(out) && status != 2)
+        status = cli_fail("cannot write %s: %s", a->output, strerror(errno));
     ddx_report_free(rep);
     ddx_job_free(job);
     ddx_kb_close(kb);
@@ -158,10 +288,16 @@ int cli_refs(cli_args *a)
             printf("%-42s %-18s %s\n", r->id, r->category, r->title);
         shown++;
     }
-    if (!shown && !(a->json && !a->patterns))
-        fprintf(stderr, "ddx: no reference matches%s%s\n", q ? " " : "", q ? q : "");
+    if (!shown && !(a->json && !a->patterns)) {
+        fputs("ddx: no reference matches", stderr);
+        if (q) {
+            fputc(' ', stderr);
+            dx_clean_write(stderr, q, 200);
+        }
+        fputc('\n', stderr);
+    }
     ddx_kb_close(kb);
-    return 0;
+    return shown ? 0 : 1; /* like grep: 1 when nothing matched */
 }
 
 int cli_show(cli_args *a)

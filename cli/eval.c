@@ -21,6 +21,11 @@
  * precision) and carry their counts beside them, so nothing needs the unrounded value.
  * tests/eval-fixture is a corpus whose right answers are known by construction; its exact
  * figures are asserted there, so any change to how a case is counted fails a test.
+ *
+ * Calibration: every finding reported (and, apart, the top finding of each case) falls in a bin
+ * of its confidence; a bin shows how many findings it holds, their mean confidence (predicted)
+ * and the share of them that are an expected id (observed; any finding of a negative is wrong).
+ * A confidence that means what it says has observed close to predicted in every bin.
  */
 #include "cli.h"
 
@@ -37,7 +42,30 @@ typedef struct tally {
     unsigned unplaced, failed, silent, mute; /* failed: positives and unplaced */
 } tally;
 
+/* Confidence bins: [0, .2), [.2, .4), [.4, .6), [.6, .8), [.8, 1]; a bin counts for
+ * --max-calibration-gap when it holds CAL_MIN findings or more (fewer say little). */
+#define CAL_BINS 5
+#define CAL_MIN 10
+typedef struct cal_bin {
+    unsigned n, right;
+    double sum;
+} cal_bin;
+
+static const char *const cal_names[CAL_BINS] = {"0.0-0.2", "0.2-0.4", "0.4-0.6", "0.6-0.8",
+                                                "0.8-1.0"};
+
+static void cal_add(cal_bin *b, double c, int right)
+{
+    int i = (int)(c * CAL_BINS);
+    i = i < 0 ? 0 : i >= CAL_BINS ? CAL_BINS - 1 : i;
+    b[i].n++;
+    b[i].sum += c;
+    b[i].right += right != 0;
+}
+
 typedef struct eval_state {
+    cal_bin cal_all[CAL_BINS]; /* every finding reported */
+    cal_bin cal_top[CAL_BINS]; /* the first finding of each case */
     tally total;
     tally cats[64];
     size_t ncats;
@@ -179,7 +207,8 @@ static int run_case(eval_state *st, const ddx_kb *kb, const char *dir, const cha
     size_t n = ddx_report_count(rep), at = 0; /* at: 1 + where the first expected id is */
     int top1 = 0, top3 = 0, clean = 1;
     for (size_t i = 0; i < n; i++) {
-        if (expected_has(exp, ddx_report_id(rep, i))) {
+        int hit = !negative && expected_has(exp, ddx_report_id(rep, i));
+        if (hit) {
             top1 |= i == 0;
             top3 |= i < 3;
             if (!at)
@@ -187,6 +216,9 @@ static int run_case(eval_state *st, const ddx_kb *kb, const char *dir, const cha
         }
         if (ddx_report_confidence(rep, i) >= 0.5)
             clean = 0;
+        cal_add(st->cal_all, ddx_report_confidence(rep, i), hit);
+        if (i == 0)
+            cal_add(st->cal_top, ddx_report_confidence(rep, i), hit);
     }
     int has_cul = json_is_integer(jcul);
     int culok = has_cul && ddx_report_culprit_rank(rep) == (int)json_integer_value(jcul);
@@ -216,6 +248,22 @@ static int run_case(eval_state *st, const ddx_kb *kb, const char *dir, const cha
         json_object_set_new(o, "right", unplaced ? json_null() : json_boolean(right));
         json_object_set_new(o, "top3",
                             unplaced ? json_null() : json_boolean(negative ? clean : top3));
+        json_t *fs = json_array();
+        for (size_t i = 0; i < n; i++) {
+            json_t *f = json_object();
+            json_object_set_new(f, "id", json_string(ddx_report_id(rep, i)));
+            json_object_set_new(f, "confidence", json_real(ddx_report_confidence(rep, i)));
+            json_object_set_new(
+                f, "right", json_boolean(!negative && expected_has(exp, ddx_report_id(rep, i))));
+            json_object_set_new(f, "logit", json_real(rep->f[i].logit));
+            json_object_set_new(f, "has_root", json_integer(rep->f[i].has_root));
+            json_object_set_new(f, "unexplained", json_integer(rep->f[i].unexplained));
+            json_object_set_new(f, "ctx_pos", json_integer(rep->f[i].ctx_pos));
+            json_object_set_new(f, "raw", json_real(rep->f[i].raw));
+            json_object_set_new(f, "nf", json_integer((json_int_t)rep->nf));
+            json_array_append_new(fs, f);
+        }
+        json_object_set_new(o, "findings", fs);
         json_object_set_new(o, "culprit_expected", has_cul ? json_deep_copy(jcul) : json_null());
         int cr = ddx_report_culprit_rank(rep);
         json_object_set_new(o, "culprit", cr >= 0 ? json_integer(cr) : json_null());
@@ -284,6 +332,50 @@ static void print_tally(const tally *t, const char *label)
 static json_t *jpct(unsigned a, unsigned b)
 {
     return b ? json_real(round_to(pct(a, b), 1)) : json_null();
+}
+
+static void print_cal(const cal_bin *b, const char *what)
+{
+    printf("calibration, %s:\n  %-8s %8s %10s %9s\n", what, "bin", "findings", "predicted",
+           "observed");
+    for (int i = 0; i < CAL_BINS; i++)
+        if (b[i].n)
+            printf("  %-8s %8u %9.1f%% %8.1f%%\n", cal_names[i], b[i].n, 100 * b[i].sum / b[i].n,
+                   pct(b[i].right, b[i].n));
+}
+
+static json_t *jcal(const cal_bin *b)
+{
+    json_t *a = json_array();
+    for (int i = 0; i < CAL_BINS; i++) {
+        json_t *o = json_object();
+        json_object_set_new(o, "bin", json_string(cal_names[i]));
+        json_object_set_new(o, "findings", json_integer(b[i].n));
+        json_object_set_new(o, "predicted",
+                            b[i].n ? json_real(100 * b[i].sum / b[i].n) : json_null());
+        json_object_set_new(o, "observed",
+                            b[i].n ? json_real(pct(b[i].right, b[i].n)) : json_null());
+        json_array_append_new(a, o);
+    }
+    return a;
+}
+
+/* The largest gap between observed and predicted (percentage points) over the bins that hold
+ * at least min findings, and that bin in *worst. */
+static double cal_gap(const cal_bin *b, unsigned min, int *worst)
+{
+    double gap = 0;
+    *worst = -1;
+    for (int i = 0; i < CAL_BINS; i++) {
+        if (b[i].n < min)
+            continue;
+        double g = fabs(pct(b[i].right, b[i].n) - 100 * b[i].sum / b[i].n);
+        if (g > gap || *worst < 0) {
+            gap = g;
+            *worst = i;
+        }
+    }
+    return gap;
 }
 
 static json_t *jtally(const tally *t)
@@ -362,6 +454,10 @@ int cli_eval(cli_args *a)
         for (size_t i = 0; i < st.ncats; i++)
             json_object_set_new(cats, st.cats[i].name, jtally(&st.cats[i]));
         json_object_set_new(o, "categories", cats);
+        json_t *cal = json_object();
+        json_object_set_new(cal, "findings", jcal(st.cal_all));
+        json_object_set_new(cal, "top", jcal(st.cal_top));
+        json_object_set_new(o, "calibration", cal);
         json_object_set_new(o, "cases", st.jcases);
         json_dumpf(o, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(6));
         putchar('\n');
@@ -371,6 +467,8 @@ int cli_eval(cli_args *a)
         for (size_t i = 0; i < st.ncats; i++)
             print_tally(&st.cats[i], st.cats[i].name);
         print_tally(&st.total, "total");
+        print_cal(st.cal_all, "every finding reported");
+        print_cal(st.cal_top, "the top finding of each case");
     }
     const tally *t = &st.total;
     int below = 0;
@@ -393,6 +491,21 @@ int cli_eval(cli_args *a)
             fprintf(stderr, "ddx eval: %s %u/%u = %.2f%% is below the floor %g%%\n", floors[i].what,
                     floors[i].right, floors[i].of, pct(floors[i].right, floors[i].of),
                     floors[i].floor);
+            below = 1;
+        }
+    }
+    /* calibration: in every bin with CAL_MIN findings or more, observed within the gap */
+    const cal_bin *cals[] = {st.cal_all, st.cal_top};
+    const char *cal_what[] = {"every finding", "top findings"};
+    for (size_t k = 0; a->max_cal_gap >= 0 && k < DX_ARRAY_LEN(cals); k++) {
+        int worst;
+        double gap = cal_gap(cals[k], CAL_MIN, &worst);
+        if (worst >= 0 && gap > a->max_cal_gap + 1e-9) {
+            fprintf(stderr,
+                    "ddx eval: calibration of %s: in bin %s, observed %.1f%% is %.1f points from "
+                    "the predicted %.1f%% (at most %.1f allowed)\n",
+                    cal_what[k], cal_names[worst], pct(cals[k][worst].right, cals[k][worst].n), gap,
+                    100 * cals[k][worst].sum / cals[k][worst].n, a->max_cal_gap);
             below = 1;
         }
     }

@@ -8,8 +8,11 @@
  */
 #include "cli.h"
 
+#include <errno.h>
 #include <getopt.h>
 #include <unistd.h>
+
+#include "diag.h"
 
 /* ==== options ============================================================================== */
 
@@ -70,11 +73,16 @@ enum {
     OPT_SAVE,
     OPT_LIST,
     OPT_MARKDOWN,
+    OPT_STRICT,
+    OPT_OVERRIDE,
+    OPT_MAX_CAL_GAP,
+    OPT_MAX_BYTES,
     OPT_FORMAT,
     OPT_PORT,
     OPT_LISTEN,
     OPT_MAX_UPLOAD,
-    OPT_JOBS
+    OPT_JOBS,
+    OPT_QUIET = 'q'
 };
 
 typedef struct cli_opt {
@@ -99,7 +107,11 @@ static const cli_opt options[] = {
      "say everything: score terms, facts, timeline (eval: every miss; show: patterns, examples)"},
     {"kb", required_argument, OPT_KB, "DIR",
      CMD_REPORTS | CMD_REFS | CMD_SHOW | CMD_EVAL | CMD_SERVE | CMD_SITE,
-     "add the references in DIR (<category>/<id>.md) to the built-in ones"},
+     "add the references in DIR (<category>/<id>.md, checked as lint checks them) to the "
+     "built-in ones; may be given more than once"},
+    {"override", no_argument, OPT_OVERRIDE, NULL,
+     CMD_REPORTS | CMD_REFS | CMD_SHOW | CMD_EVAL | CMD_SERVE | CMD_SITE,
+     "let a --kb reference replace the built-in one with its id"},
     {"no-builtin", no_argument, OPT_NO_BUILTIN, NULL,
      CMD_REPORTS | CMD_REFS | CMD_SHOW | CMD_EVAL | CMD_LINT | CMD_SERVE | CMD_SITE,
      "use only the references given with --kb (lint: only those of DIR, without the built-in "
@@ -126,8 +138,18 @@ static const cli_opt options[] = {
      "fail when fewer than PCT of negative cases stay clean"},
     {"min-culprit", required_argument, OPT_MIN_CULPRIT, "PCT", CMD_EVAL,
      "fail when culprit-rank accuracy is below PCT"},
-    {"output", required_argument, OPT_OUTPUT, "FILE", CMD_WATCH,
-     "write ddx's own lines and the final diagnosis to FILE (default: standard error)"},
+    {"max-calibration-gap", required_argument, OPT_MAX_CAL_GAP, "PTS", CMD_EVAL,
+     "fail when, in a confidence bin of 10 findings or more, the share right is more than PTS "
+     "points from the mean confidence"},
+    {"output", required_argument, OPT_OUTPUT, "FILE", CMD_DIAGNOSE | CMD_WATCH,
+     "write the report to FILE (watch: ddx's own lines and the final diagnosis; default: "
+     "standard error)"},
+    {"quiet", no_argument, OPT_QUIET, NULL, CMD_DIAGNOSE,
+     "one line: the top finding, its confidence and culprit rank (exit status unchanged)"},
+    {"strict", no_argument, OPT_STRICT, NULL, CMD_DIAGNOSE,
+     "any warning about the inputs (unreadable, damaged, skipped, cut) makes the exit status 2"},
+    {"max-bytes", required_argument, OPT_MAX_BYTES, "N", CMD_DIAGNOSE,
+     "stop reading after N bytes of text in all (K, M, G suffixes); a warning says where"},
     {"events", required_argument, OPT_EVENTS, "FILE", CMD_WATCH,
      "write one JSON event per line to FILE, - for standard output (docs/watch.md)"},
     {"on-finding", required_argument, OPT_ON_FINDING, "CMD", CMD_WATCH,
@@ -184,10 +206,12 @@ typedef struct command {
 static const command commands[] = {
     {"diagnose", CMD_DIAGNOSE, "ddx diagnose [OPTIONS] PATH...",
      "say what happened to a job, on which rank first, and how sure ddx is",
-     "Read what a failed job left (log files, folders, .gz/.zst/.xz, .tar(.gz)/.zip archives, - for\n"
-     "standard input) and say what happened, on which rank first, how sure ddx is and why.\n"
-     "Exit status: 0 nothing found, 1 a finding or a failure no reference explains, 2 bad "
-     "usage or an unreadable input.",
+     "Read what a failed job left (log files, folders, .gz/.zst/.xz/.bz2/.lz4 streams, .tar and\n"
+     ".zip archives, - for standard input) and say what happened, on which rank first, how sure\n"
+     "ddx is and why. Warnings about the inputs go to standard error as they happen.\n"
+     "Exit status: 0 nothing found, 1 a finding or a failure no reference explains, 2 bad usage,\n"
+     "no input could be read, the report could not be written, or a warning under --strict,\n"
+     "3 a report was written but some inputs could not be read (a partial report).",
      cli_diagnose},
     {"watch", CMD_WATCH, "ddx watch [OPTIONS] [PATH...] [-- CMD [ARGS...]]",
      "run a job (or follow its logs) and name a failure or a stall as it happens",
@@ -309,16 +333,123 @@ static void usage_command(FILE *out, const command *c)
     print_options(out, c->bit);
 }
 
+/* ==== the man page and shell completions, from the tables above ============================ */
+
+/* Text for roff: a leading '.' or '\'' escaped, backslashes doubled. */
+static void roff(FILE *out, const char *s)
+{
+    for (const char *p = s; *p; p++) {
+        if ((p == s || p[-1] == '\n') && (*p == '.' || *p == '\''))
+            fputs("\\&", out);
+        if (*p == '\\')
+            fputs("\\e", out);
+        else if (*p == '-')
+            fputs("\\-", out);
+        else
+            fputc(*p, out);
+    }
+}
+
+static void print_man(FILE *out)
+{
+    fprintf(out, ".TH DDX 1 \"\" \"ddx %s\" \"User Commands\"\n", DDX_VERSION);
+    fputs(".SH NAME\nddx \\- differential diagnosis of failed distributed training jobs\n"
+          ".SH SYNOPSIS\n.B ddx\n.I COMMAND\n[\\fIOPTIONS\\fR] [\\fIARGS\\fR]\n"
+          ".SH DESCRIPTION\nddx reads what a failed or stuck distributed training job left "
+          "behind (per-rank logs, configs, environment dumps, flight-recorder dumps; plain, "
+          "compressed or archived) and says what happened, on which rank first, how sure it is "
+          "and why, what to check and what to change.\n.SH COMMANDS\n",
+          out);
+    for (size_t i = 0; i < DX_ARRAY_LEN(commands); i++) {
+        const command *c = &commands[i];
+        fputs(".SS ", out);
+        roff(out, c->usage);
+        fputs("\n", out);
+        roff(out, c->about);
+        fputs("\n", out);
+        for (size_t k = 0; k < DX_ARRAY_LEN(options); k++) {
+            const cli_opt *o = &options[k];
+            if (!(o->cmds & c->bit))
+                continue;
+            fputs(".TP\n", out);
+            if (o->key < 256)
+                fprintf(out, "\\fB\\-%c\\fR, ", o->key);
+            fputs("\\fB\\-\\-", out);
+            roff(out, o->name);
+            fputs("\\fR", out);
+            if (o->arg) {
+                fputs(" \\fI", out);
+                roff(out, o->arg);
+                fputs("\\fR", out);
+            }
+            fputs("\n", out);
+            roff(out, o->help);
+            fputs("\n", out);
+        }
+    }
+    fputs(".SH EXIT STATUS\nFor \\fBdiagnose\\fR: 0 nothing found; 1 a finding, or a failure no "
+          "reference explains; 2 bad usage, no input could be read, a report that could not be "
+          "written, or a warning under \\fB\\-\\-strict\\fR; 3 a report was written but some "
+          "inputs could not be read (a partial report). \\fBrefs\\fR exits 1 when no reference "
+          "matches, \\fBlint\\fR and \\fBeval\\fR 1 when a check or a floor fails.\n"
+          ".SH ENVIRONMENT\n.TP\n.B NO_COLOR\nno colour, even on a terminal\n.TP\n.B DDX_DB\n"
+          "the fleet store of \\fBrecord\\fR, \\fBfleet\\fR and \\fBslurm\\fR\n"
+          ".SH SEE ALSO\nThe JSON contract and the guides: docs/ in the source.\n",
+          out);
+}
+
+/* Completion scripts: the commands, and each command's options. */
+static void print_completion(FILE *out, const char *shell)
+{
+    int zsh = !strcmp(shell, "zsh");
+    if (zsh)
+        fputs("#compdef ddx\n", out);
+    fputs("# ddx completion (generated by 'ddx --completion'; do not edit)\n_ddx() {\n", out);
+    if (zsh)
+        fputs("    local cmd=${words[2]} cur=${words[CURRENT]} opts\n"
+              "    if (( CURRENT == 2 )); then compadd -- ",
+              out);
+    else
+        fputs("    local cmd=${COMP_WORDS[1]} cur=${COMP_WORDS[COMP_CWORD]} opts\n"
+              "    if [ \"$COMP_CWORD\" -eq 1 ]; then COMPREPLY=($(compgen -W \"",
+              out);
+    for (size_t i = 0; i < DX_ARRAY_LEN(commands); i++)
+        fprintf(out, "%s ", commands[i].name);
+    fputs(zsh ? "--help --version; return; fi\n" : "--help --version\" -- \"$cur\")); return; fi\n",
+          out);
+    fputs("    case $cmd in\n", out);
+    for (size_t i = 0; i < DX_ARRAY_LEN(commands); i++) {
+        fprintf(out, "    %s) opts=\"", commands[i].name);
+        for (size_t k = 0; k < DX_ARRAY_LEN(options); k++)
+            if (options[k].cmds & commands[i].bit)
+                fprintf(out, "--%s ", options[k].name);
+        fputs("\";;\n", out);
+    }
+    fputs("    esac\n", out);
+    if (zsh)
+        fputs("    if [[ $cur == -* ]]; then compadd -- ${=opts}; else _files; fi\n}\n"
+              "compdef _ddx ddx\n",
+              out);
+    else
+        fputs("    case $cur in\n    -*) COMPREPLY=($(compgen -W \"$opts\" -- \"$cur\"));;\n"
+              "    *) COMPREPLY=($(compgen -f -- \"$cur\"));;\n    esac\n}\n"
+              "complete -o filenames -F _ddx ddx\n",
+              out);
+}
+
 /* ==== helpers shared by the commands ======================================================= */
 
+/* Messages name inputs: they go out cleaned, like every name from an input on a terminal. */
 int cli_fail(const char *fmt, ...)
 {
+    char msg[2048];
     va_list ap;
     va_start(ap, fmt);
-    fputs("ddx: ", stderr);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
+    vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
+    fputs("ddx: ", stderr);
+    dx_clean_write(stderr, msg, sizeof msg);
+    fputc('\n', stderr);
     return 2;
 }
 
@@ -348,9 +479,10 @@ int cli_text_flags(const cli_args *a, FILE *out)
 int cli_open_kb(const cli_args *a, ddx_kb **kb)
 {
     ddx_error e = {0};
-    if (a->no_builtin && !a->kb_dir)
+    if (a->no_builtin && !a->nkb)
         return cli_fail("--no-builtin needs --kb DIR (the references to use instead)");
-    int rc = a->no_builtin ? ddx_kb_open_dir(kb, a->kb_dir, &e) : ddx_kb_open(kb, a->kb_dir, &e);
+    int flags = (a->no_builtin ? DDX_KB_NO_BUILTIN : 0) | (a->override ? DDX_KB_OVERRIDE : 0);
+    int rc = ddx_kb_open_dirs(kb, a->kb_dirs, a->nkb, flags, &e);
     if (rc != DDX_OK)
         return cli_fail("%s", e.message);
     return 0;
@@ -387,6 +519,38 @@ static int parse_seconds(const char *s, double *out)
 
 /* ==== main ================================================================================= */
 
+/* Everything written to standard output must reach it: a full disk or a closed pipe is an error
+ * (exit 2) whatever the command found. */
+static int finish(int status)
+{
+    errno = 0;
+    if (fflush(stdout) != 0 || ferror(stdout) || fclose(stdout) != 0) {
+        if (status != 2) /* (a command that failed to write said so already) */
+            cli_fail("cannot write the output: %s", errno ? strerror(errno) : "write error");
+        return 2;
+    }
+    return status;
+}
+
+static int parse_bytes(const char *s, double *out)
+{
+    char *end;
+    double v = strtod(s, &end);
+    static const struct {
+        char c;
+        double mul;
+    } units[] = {{'K', 1024.0}, {'M', 1048576.0}, {'G', 1073741824.0}};
+    for (size_t i = 0; *end && i < DX_ARRAY_LEN(units); i++)
+        if ((end[0] == units[i].c || end[0] == units[i].c + 32) && !end[1]) {
+            v *= units[i].mul;
+            end++;
+        }
+    if (end == s || *end || !(v >= 1) || v > 1e18)
+        return -1;
+    *out = v;
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
@@ -399,14 +563,24 @@ int main(int argc, char **argv)
             for (size_t i = 0; i < DX_ARRAY_LEN(commands); i++)
                 if (!strcmp(argv[2], commands[i].name)) {
                     usage_command(stdout, &commands[i]);
-                    return 0;
+                    return finish(0);
                 }
         usage_main(stdout);
-        return 0;
+        return finish(0);
     }
     if (!strcmp(name, "--version") || !strcmp(name, "-V") || !strcmp(name, "version")) {
         printf("ddx %s (JSON schema %d)\n", DDX_VERSION, DDX_SCHEMA);
-        return 0;
+        return finish(0);
+    }
+    if (!strcmp(name, "--man")) {
+        print_man(stdout);
+        return finish(0);
+    }
+    if (!strcmp(name, "--completion")) {
+        if (argc != 3 || (strcmp(argv[2], "bash") && strcmp(argv[2], "zsh")))
+            return cli_fail("--completion takes bash or zsh");
+        print_completion(stdout, argv[2]);
+        return finish(0);
     }
     const command *cmd = NULL;
     for (size_t i = 0; i < DX_ARRAY_LEN(commands); i++)
@@ -448,7 +622,7 @@ int main(int argc, char **argv)
 
     cli_args a = {0};
     a.color = -1;
-    a.min_top1 = a.min_top3 = a.min_neg = a.min_culprit = -1;
+    a.min_top1 = a.min_top3 = a.min_neg = a.min_culprit = a.max_cal_gap = -1;
     a.stall_after = a.stall_factor = a.stall_min = a.alpha = -1;
     a.pid = -1;
     a.cmd = run_cmd;
@@ -484,12 +658,14 @@ int main(int argc, char **argv)
             a.markdown = 1;
             break;
         case OPT_KB:
-            /* one folder only: a second --kb would silently replace the first */
-            if (a.kb_dir)
-                return cli_fail("%s: --kb given twice ('%s', '%s'); put the references in one "
-                                "folder (<category>/<id>.md) and pass it once",
-                                cmd->name, a.kb_dir, optarg);
-            a.kb_dir = optarg;
+            if (a.nkb == DX_ARRAY_LEN(a.kb_dirs))
+                return cli_fail("%s: --kb given more than %zu times; put the references in "
+                                "fewer folders",
+                                cmd->name, DX_ARRAY_LEN(a.kb_dirs));
+            a.kb_dirs[a.nkb++] = optarg;
+            break;
+        case OPT_OVERRIDE:
+            a.override = 1;
             break;
         case OPT_CATEGORY:
             a.category = optarg;
@@ -533,11 +709,13 @@ int main(int argc, char **argv)
         case OPT_MIN_TOP1:
         case OPT_MIN_TOP3:
         case OPT_MIN_NEG:
-        case OPT_MIN_CULPRIT: {
-            double *dst = c == OPT_MIN_TOP1   ? &a.min_top1
-                          : c == OPT_MIN_TOP3 ? &a.min_top3
-                          : c == OPT_MIN_NEG  ? &a.min_neg
-                                              : &a.min_culprit;
+        case OPT_MIN_CULPRIT:
+        case OPT_MAX_CAL_GAP: {
+            double *dst = c == OPT_MIN_TOP1      ? &a.min_top1
+                          : c == OPT_MIN_TOP3    ? &a.min_top3
+                          : c == OPT_MIN_NEG     ? &a.min_neg
+                          : c == OPT_MAX_CAL_GAP ? &a.max_cal_gap
+                                                 : &a.min_culprit;
             if (parse_pct(optarg, dst))
                 return cli_fail("%s takes a percentage between 0 and 100, not '%s'",
                                 argv[optind - 1], optarg);
@@ -627,9 +805,20 @@ int main(int argc, char **argv)
         case OPT_SAVE:
             a.save = 1;
             break;
+        case OPT_STRICT:
+            a.strict = 1;
+            break;
+        case OPT_QUIET:
+            a.quiet = 1;
+            break;
+        case OPT_MAX_BYTES:
+            if (parse_bytes(optarg, &a.max_bytes))
+                return cli_fail("--max-bytes takes a size in bytes (K, M or G after it), not '%s'",
+                                optarg);
+            break;
         case OPT_HELP:
             usage_command(stdout, cmd);
-            return 0;
+            return finish(0);
         default:
             if (optopt)
                 cli_fail("%s: unknown option '-%c' (see 'ddx %s --help')", cmd->name, optopt,
@@ -644,5 +833,5 @@ int main(int argc, char **argv)
     a.argv = argv;
     a.args = argv + optind;
     a.nargs = (size_t)(argc - optind);
-    return cmd->run(&a);
+    return finish(cmd->run(&a));
 }

@@ -5,9 +5,7 @@
  * callers rely on: the body offset is inside the line, a host view points into the line, ranks
  * are -1 or non-negative, a time's fields are in range, and formatting never overflows.
  *
- * Build (not part of the CMake build):
- *   clang -g -O1 -fsanitize=fuzzer,address,undefined -Iinclude -Isrc \
- *         fuzz/fuzz_attrib.c src/attrib.c -o fuzz_attrib && ./fuzz_attrib
+ * Build and run: make fuzz (docs/robustness.md).
  */
 #include "attrib.h"
 

@@ -1,8 +1,7 @@
 /* fuzz_frdump.c -- libFuzzer target for the flight-recorder reader (JSON and the plain-data
  * pickle subset) and the cross-rank comparison.
  *
- *   clang -fsanitize=fuzzer,address,undefined -Iinclude -Isrc fuzz/fuzz_frdump.c src/frdump.c \
- *     src/attrib.c src/util.c $(pkg-config --libs jansson) -lm -o fuzz_frdump
+ * Build and run: make fuzz (docs/robustness.md).
  */
 #include "frdump.h"
 

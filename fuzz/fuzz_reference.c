@@ -1,7 +1,6 @@
 /* fuzz_reference.c -- libFuzzer target for the reference parser (front matter and body).
  *
- *   clang -fsanitize=fuzzer,address,undefined -Iinclude -Isrc fuzz/fuzz_reference.c \
- *     src/kb_load.c src/util.c $(pkg-config --libs yaml-0.1) -o fuzz_reference
+ * Build and run: make fuzz (docs/robustness.md).
  */
 #include "kb.h"
 

@@ -2,9 +2,7 @@
  * compressed or archived), diagnosed against the built-in knowledge base. The first byte picks
  * the input's name, so the same bytes are also read as a YAML or JSON config and an env dump.
  *
- *   clang -fsanitize=fuzzer,address,undefined -Iinclude -Isrc fuzz/fuzz_scan.c src/[a-z]*.c \
- *     build/kb_data.c $(pkg-config --libs libhs libpcre2-8 yaml-0.1 jansson libarchive \
- *     libzstd liblzma zlib) -lstdc++ -lm -o fuzz_scan && ./fuzz_scan
+ * Build and run: make fuzz (docs/robustness.md).
  */
 #include "diag.h"
 

@@ -56,6 +56,15 @@ DDX_API int ddx_kb_open(ddx_kb **out, const char *user_dir, ddx_error *err);
 DDX_API void ddx_kb_close(ddx_kb *kb);
 /* Loads only the references under dir (no built-in ones): what `ddx lint DIR` checks. */
 DDX_API int ddx_kb_open_dir(ddx_kb **out, const char *dir, ddx_error *err);
+enum ddx_kb_flags {
+    DDX_KB_NO_BUILTIN = 1 << 0, /* only the references of the folders */
+    DDX_KB_OVERRIDE = 1 << 1    /* a folder's reference may replace a built-in one of its id */
+};
+/* The built-in references and those of dirs[0..n) (each <category>/<id>.md, each passing
+ * lint's checks): an id already built in is refused unless DDX_KB_OVERRIDE, an id in two
+ * folders always; err names the file as given. */
+DDX_API int ddx_kb_open_dirs(ddx_kb **out, const char *const *dirs, size_t n, int flags,
+                             ddx_error *err);
 
 DDX_API size_t ddx_kb_count(const ddx_kb *kb);
 /* The JSON of reference i (or of the reference named id): borrowed JSON text, NULL if none. */
@@ -77,6 +86,19 @@ DDX_API int ddx_job_add_path(ddx_job *job, const char *path, ddx_error *err);
 /* Adds an in-memory input; the buffer is copied. */
 DDX_API int ddx_job_add_buffer(ddx_job *job, const char *name, const void *data, size_t len,
                                ddx_error *err);
+/* Called with each warning about the inputs as it happens during ddx_job_diagnose (the report
+ * keeps them too); msg is borrowed for the call and may hold any bytes an input's name holds:
+ * clean it before showing it on a terminal. At most 100 are passed on, then one that counts
+ * the rest. */
+typedef void (*ddx_warning_fn)(void *ud, const char *msg);
+DDX_API void ddx_job_on_warning(ddx_job *job, ddx_warning_fn fn, void *ud);
+/* Called after each chunk read during ddx_job_diagnose: the input being read (borrowed) and the
+ * bytes of text read so far, in all. */
+typedef void (*ddx_progress_fn)(void *ud, const char *path, unsigned long long bytes);
+DDX_API void ddx_job_on_progress(ddx_job *job, ddx_progress_fn fn, void *ud);
+/* Stops reading once max bytes of text were read, in all (0: no limit, the default); a warning
+ * says where it stopped. */
+DDX_API void ddx_job_set_max_bytes(ddx_job *job, unsigned long long max);
 
 /* How many threads read the job's inputs (n >= 1); 0, the default, is one per processor this
  * process may use, at most 8. The report is the same whatever the number. */
@@ -105,11 +127,18 @@ DDX_API size_t ddx_report_culprit_ranks(const ddx_report *rep, const int **ranks
 /* Warnings about inputs that could not be read (the scan went on); borrowed strings. */
 DDX_API size_t ddx_report_warning_count(const ddx_report *rep);
 DDX_API const char *ddx_report_warning(const ddx_report *rep, size_t i);
+/* Inputs whose text was read (logs, environment dumps, configs, flight-recorder dumps): 0 means
+ * the report rests on nothing. Files and members skipped as binary or as ddx's own reports are
+ * not counted. */
+DDX_API size_t ddx_report_inputs_read(const ddx_report *rep);
+/* Inputs that could not be read at all (each has a warning): the report is partial. */
+DDX_API size_t ddx_report_inputs_unreadable(const ddx_report *rep);
 
 DDX_API int ddx_report_write_json(const ddx_report *rep, FILE *out, ddx_error *err);
 enum ddx_text_flags {
     DDX_TEXT_COLOR = 1 << 0,
-    DDX_TEXT_VERBOSE = 1 << 1 /* every candidate, every evidence line, facts, timeline */
+    DDX_TEXT_VERBOSE = 1 << 1,    /* every candidate, every evidence line, facts, timeline */
+    DDX_TEXT_NO_WARNINGS = 1 << 2 /* the warnings were shown as they came: only count them */
 };
 DDX_API int ddx_report_write_text(const ddx_report *rep, int flags, FILE *out, ddx_error *err);
 enum ddx_html_flags {

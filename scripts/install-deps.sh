@@ -12,11 +12,15 @@
 set -eu
 
 pkgs="build-essential g++ cmake pkg-config libvectorscan-dev libpcre2-dev libyaml-dev \
-libjansson-dev zlib1g-dev libzstd-dev liblzma-dev libbz2-dev nettle-dev libarchive-dev \
+libjansson-dev zlib1g-dev libzstd-dev liblzma-dev libbz2-dev liblz4-dev nettle-dev libarchive-dev \
 libsqlite3-dev libcmocka-dev libmicrohttpd-dev libmd4c-dev libmd4c-html0-dev ripgrep hyperfine jq git"
 if [ "${DDX_WITH_TORCH:-0}" = 1 ]; then
     pkgs="$pkgs python3 python3-torch clang-format munge slurmctld slurmd slurm-client \
 chromium chromium-driver python3-selenium"
+fi
+# DDX_WITH_FUZZ=1 (make fuzz): clang with libFuzzer and the sanitizers.
+if [ "${DDX_WITH_FUZZ:-0}" = 1 ]; then
+    pkgs="$pkgs clang"
 fi
 
 missing=""

@@ -16,6 +16,7 @@
 #include "unrec.h"
 
 #define DX_HITS_KEEP 4                        /* events kept per signal: the earliest in time */
+#define DX_WARN_KEEP 100                      /* warnings kept (and passed on) per report */
 #define DX_SEQ_LINE ((UINT64_C(1) << 40) - 1) /* the line number part of an event's seq */
 
 typedef struct dx_event {
@@ -91,6 +92,11 @@ typedef struct dx_finding {
     size_t nranks, capranks;
     dx_checkres *checks;
     size_t nchecks;
+    double raw;   /* the softmax share before calibration: what keeping a finding decides on */
+    int earliest; /* it reads the earliest root failure of the job */
+    const char *capped; /* why its confidence stays below likely (calibration), or NULL */
+    int ctx_pos;        /* context conditions that hold for it (its own framework or setting) */
+    int unexplained;    /* a rank raised an exception of its own that its lines do not include */
 } dx_finding;
 
 typedef struct dx_tl {
@@ -117,12 +123,18 @@ struct ddx_report {
     dx_sighits **hits; /* [kb->nsig], each allocated at its signal's first hit */
     dx_tl *timeline;
     size_t ntimeline;
-    char **warnings;
+    char **warnings; /* the first DX_WARN_KEEP warnings; the rest are counted */
     size_t nwarnings, capwarnings;
-    uint64_t noise_lines;   /* lines recognised as known-harmless */
-    int all;                /* DDX_DIAG_ALL was given */
-    dx_job_model job;       /* ranks, timeouts, the launcher's root-cause entry */
-    char **culprit_signals; /* one line per independent signal about the culprit */
+    size_t warnings_dropped; /* warnings over DX_WARN_KEEP, summed up by the last one kept */
+    size_t nunreadable;      /* inputs that could not be read at all */
+    size_t nread;            /* inputs whose text was read (log, env, config, flight recorder) */
+    size_t nreports;         /* ddx's own reports found among the inputs and skipped */
+    size_t fr_refused;       /* flight-recorder dumps that could not be used */
+    int wide_ranks;          /* lines whose rank is beyond the model were seen (warned once) */
+    uint64_t noise_lines;    /* lines recognised as known-harmless */
+    int all;                 /* DDX_DIAG_ALL was given */
+    dx_job_model job;        /* ranks, timeouts, the launcher's root-cause entry */
+    char **culprit_signals;  /* one line per independent signal about the culprit */
     size_t nculprit_signals;
     dx_frdump *fr; /* flight-recorder dumps read from the inputs */
     size_t nfr, capfr;
@@ -157,5 +169,11 @@ DX_HIDDEN int dx_diag_fact_known(const char *name);
 /* Copies text into a new string that is valid UTF-8 without control characters, cut to max
  * bytes at a character boundary (with "..." when cut). */
 DX_HIDDEN char *dx_clean_text(const char *p, size_t n, size_t max);
+/* Writes the NUL-terminated s to out as dx_clean_text would keep it (no control character, C1
+ * code or direction override: nothing an input holds can drive a terminal), cut to max bytes
+ * with "...". For every name and text from an input shown on a terminal. */
+DX_HIDDEN void dx_clean_write(FILE *out, const char *s, size_t max);
+/* A copy of s with invalid UTF-8 replaced by U+FFFD (control characters kept): JSON strings. */
+DX_HIDDEN char *dx_utf8_dup(const char *s);
 
 #endif

@@ -18,12 +18,48 @@
 
 /* ==== the store ============================================================================ */
 
+static size_t name_hash(const char *s)
+{
+    size_t h = 1469598103934665603ull; /* FNV-1a */
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211ull;
+    return h;
+}
+
+/* The slot of name in the index: where it is, or the empty slot where it would go. */
+static size_t slot_of(const dx_facts *f, const char *name)
+{
+    size_t mask = f->idx_cap - 1, k = name_hash(name) & mask;
+    while (f->idx[k] && strcmp(f->v[f->idx[k] - 1].name, name) != 0)
+        k = (k + 1) & mask;
+    return k;
+}
+
+/* Keeps the index at most half full, rebuilt from v when it grows. */
+static int index_grow(dx_facts *f, size_t want)
+{
+    if (f->idx_cap && want * 2 <= f->idx_cap)
+        return DDX_OK;
+    size_t cap = f->idx_cap ? f->idx_cap : 64;
+    while (cap < want * 2)
+        cap *= 2;
+    uint32_t *idx = dx_calloc(cap, sizeof *idx);
+    if (!idx)
+        return DDX_ENOMEM;
+    dx_free(f->idx);
+    f->idx = idx;
+    f->idx_cap = cap;
+    for (size_t i = 0; i < f->n; i++)
+        f->idx[slot_of(f, f->v[i].name)] = (uint32_t)(i + 1);
+    return DDX_OK;
+}
+
 dx_fact *dx_facts_get(const dx_facts *f, const char *name)
 {
-    for (size_t i = 0; i < f->n; i++)
-        if (!strcmp(f->v[i].name, name))
-            return &f->v[i];
-    return NULL;
+    if (!f->idx_cap)
+        return NULL;
+    uint32_t i = f->idx[slot_of(f, name)];
+    return i ? &f->v[i - 1] : NULL;
 }
 
 int dx_facts_set(dx_facts *f, const char *name, const char *value, size_t vlen, const char *path,
@@ -37,7 +73,8 @@ int dx_facts_set(dx_facts *f, const char *name, const char *value, size_t vlen, 
     }
     if (!vlen || dx_facts_get(f, name))
         return DDX_OK;
-    if (dx_grow((void **)&f->v, &f->cap, f->n + 1, sizeof(dx_fact)) != DDX_OK)
+    if (f->n >= UINT32_MAX - 1 || index_grow(f, f->n + 1) != DDX_OK ||
+        dx_grow((void **)&f->v, &f->cap, f->n + 1, sizeof(dx_fact)) != DDX_OK)
         return DDX_ENOMEM;
     dx_fact *x = &f->v[f->n];
     memset(x, 0, sizeof *x);
@@ -51,12 +88,14 @@ int dx_facts_set(dx_facts *f, const char *name, const char *value, size_t vlen, 
         dx_free(x->path);
         return DDX_ENOMEM;
     }
+    f->idx[slot_of(f, x->name)] = (uint32_t)(f->n + 1);
     f->n++;
     return DDX_OK;
 }
 
 void dx_facts_fini(dx_facts *f)
 {
+    dx_free(f->idx);
     for (size_t i = 0; i < f->n; i++) {
         dx_free(f->v[i].name);
         dx_free(f->v[i].value);
@@ -764,10 +803,14 @@ static const char *yaml_env_name(const char *key)
     return NULL;
 }
 
+/* Mapping pairs yaml_walk visits in one document at most: aliases can make a small document a
+ * tree of billions of paths (each alias of a mapping of aliases is walked again). */
+#define YAML_VISITS_MAX 100000
+
 static void yaml_walk(yaml_document_t *doc, yaml_node_t *n, char *key, size_t klen, dx_facts *f,
-                      const char *path, int depth)
+                      const char *path, int depth, size_t *visits)
 {
-    if (!n || depth > 8)
+    if (!n || depth > 8 || ++*visits > YAML_VISITS_MAX)
         return;
     if (n->type == YAML_SCALAR_NODE) {
         const char *sv = (const char *)n->data.scalar.value;
@@ -809,7 +852,8 @@ static void yaml_walk(yaml_document_t *doc, yaml_node_t *n, char *key, size_t kl
             key[klen] = '.';
         memcpy(key + klen + (klen ? 1 : 0), k->data.scalar.value, k->data.scalar.length);
         key[klen + add] = '\0';
-        yaml_walk(doc, yaml_document_get_node(doc, p->value), key, klen + add, f, path, depth + 1);
+        yaml_walk(doc, yaml_document_get_node(doc, p->value), key, klen + add, f, path, depth + 1,
+                  visits);
         key[klen] = '\0';
     }
 }
@@ -823,15 +867,75 @@ static int facts_from_yaml(dx_facts *f, const char *path, const char *text, size
     yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
     if (yaml_parser_load(&parser, &doc)) {
         char key[256] = "";
-        yaml_walk(&doc, yaml_document_get_root_node(&doc), key, 0, f, path, 0);
+        size_t visits = 0;
+        yaml_walk(&doc, yaml_document_get_root_node(&doc), key, 0, f, path, 0, &visits);
         yaml_document_delete(&doc);
     }
     yaml_parser_delete(&parser);
     return DDX_OK;
 }
 
-int dx_facts_from_config(dx_facts *f, const char *path, const char *text, size_t len)
+size_t dx_nesting_depth(const char *text, size_t len, size_t max, size_t *line)
 {
+    size_t depth = 0, deepest = 0, lineno = 1, at = 0;
+    /* indentation: the indents of the enclosing lines, kept as a stack (at most max + 1) */
+    size_t indent[DX_CONFIG_DEPTH + 2],
+        nind = 0, cap = max + 2 < DX_ARRAY_LEN(indent) ? max + 2 : DX_ARRAY_LEN(indent);
+    int bol = 1; /* at the beginning of a line */
+    for (size_t i = 0; i < len; i++) {
+        char c = text[i];
+        if (bol) {
+            size_t k = i;
+            while (k < len && text[k] == ' ')
+                k++;
+            bol = 0;
+            if (k < len && text[k] != '\n' && text[k] != '\r' && text[k] != '#') {
+                size_t ind = k - i;
+                while (nind && indent[nind - 1] >= ind)
+                    nind--;
+                if (nind < cap)
+                    indent[nind++] = ind;
+            }
+        }
+        if (c == '\n') {
+            lineno++;
+            bol = 1;
+        } else if (c == '"' || c == '\'') {
+            /* a quoted string, to its end on the same line (YAML's and JSON's escapes) */
+            for (i++; i < len && text[i] != c && text[i] != '\n'; i++)
+                if (c == '"' && text[i] == '\\')
+                    i++;
+            if (i < len && text[i] == '\n') {
+                lineno++;
+                bol = 1;
+            }
+        } else if (c == '[' || c == '{') {
+            depth++;
+        } else if ((c == ']' || c == '}') && depth) {
+            depth--;
+        }
+        size_t d = (depth > nind ? depth : nind);
+        if (d > deepest) {
+            deepest = d;
+            at = lineno;
+            if (deepest > max)
+                break;
+        }
+    }
+    if (line)
+        *line = at;
+    return deepest;
+}
+
+int dx_facts_from_config(dx_facts *f, const char *path, const char *text, size_t len,
+                         ddx_error *err)
+{
+    size_t line;
+    if (dx_nesting_depth(text, len, DX_CONFIG_DEPTH, &line) > DX_CONFIG_DEPTH)
+        return dx_err(err, DDX_EFORMAT,
+                      "%s:%zu: nested deeper than %d levels; not read as a config (real "
+                      "configs nest a few levels; its lines are still read)",
+                      path, line, DX_CONFIG_DEPTH);
     json_error_t je;
     json_t *root = json_loadb(text, len, 0, &je);
     if (!root || !json_is_object(root)) {

@@ -22,6 +22,10 @@ typedef struct dx_fact {
 typedef struct dx_facts {
     dx_fact *v;
     size_t n, cap;
+    /* an index by name (open addressing: i + 1 into v, 0 empty, power-of-two size): a job of
+       100,000 ranks sets a few facts per rank, and looking each up by scanning was quadratic */
+    uint32_t *idx;
+    size_t idx_cap;
 } dx_facts;
 
 DX_HIDDEN int dx_facts_set(dx_facts *f, const char *name, const char *value, size_t vlen,
@@ -53,7 +57,14 @@ DX_HIDDEN int dx_fact_extract(size_t i, struct dx_scan *s, dx_facts *f, const ch
  * facts aside: src/job/)? */
 DX_HIDDEN int dx_fact_known(const char *name);
 
-/* Facts from a whole config file (DeepSpeed JSON, accelerate YAML). */
-DX_HIDDEN int dx_facts_from_config(dx_facts *f, const char *path, const char *text, size_t len);
+/* Facts from a whole config file (DeepSpeed JSON, accelerate YAML). A config nested deeper than
+ * DX_CONFIG_DEPTH is not parsed (DDX_EFORMAT, err naming the file and the depth): parsers slow
+ * down with nesting, and no real config nests that deep. DDX_OK otherwise, facts or none. */
+#define DX_CONFIG_DEPTH 64
+DX_HIDDEN int dx_facts_from_config(dx_facts *f, const char *path, const char *text, size_t len,
+                                   ddx_error *err);
+/* The deepest nesting of [ and { in text (outside quoted strings), stopping once past max; the
+ * line where that depth was first reached in *line. For configs and reference front matter. */
+DX_HIDDEN size_t dx_nesting_depth(const char *text, size_t len, size_t max, size_t *line);
 
 #endif

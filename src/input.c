@@ -5,12 +5,16 @@
  *      a libarchive reader. Each source first loads its "head" (up to HEAD_MAX bytes) so the
  *      format can be sniffed from magic bytes, then replays it, so nothing needs to seek and
  *      standard input works like a file.
- *   2. codecs (struct codec): gzip (zlib; concatenated members are one stream), zstd and xz,
- *      decompressed on the fly straight into the reader's buffer. Archives (tar, tar.gz/zst/
- *      xz/bz2, zip) are left to libarchive, fed through archive_read_open callbacks and read
- *      with archive_read_data; nothing is extracted to disk. Whether a compressed stream holds
- *      a tar is also libarchive's call, made on the head alone (is_archive). A member can
- *      itself be compressed or an archive, up to MAX_NEST levels.
+ *   2. codecs (struct codec): gzip (zlib; concatenated members are one stream), zstd, xz,
+ *      bzip2 and lz4, decompressed on the fly. A compressed stream is itself a source
+ *      (SRC_CODEC) that hands out every byte decoded before any damage, then the error. Archives
+ *      (tar, zip) are left to libarchive, fed through archive_read_open callbacks (a tar.gz is
+ *      a tar read from a SRC_CODEC, so libarchive sees every member up to the point of damage,
+ *      as GNU tar does) and read block by block with archive_read_data_block (a member whose
+ *      check fails at its end, a zip's bad CRC, keeps its lines and gets a warning); nothing
+ *      is extracted to disk. Whether a stream is a tar or zip is libarchive's call, made on the
+ *      head alone (is_archive). A member can itself be compressed or an archive, up to
+ *      MAX_NEST levels in all.
  *   3. the reader (struct dx_reader): one buffer of BUF_CAP = DX_CHUNK_MAX + DX_LINE_MAX bytes,
  *      shared by every member of a walk. Raw bytes are read into it and cleaned in place: the
  *      cleaned text is never longer than the raw text, so the write position w never passes
@@ -19,7 +23,14 @@
  *      whatever the line lengths. An over-long line keeps DX_LINE_MAX bytes; the rest streams
  *      past and is dropped, never buffered. Besides that buffer a walk holds a HEAD_MAX head
  *      per open source, a BLOCK_SIZE block for compressed input, and the decoders' own state
- *      (the zstd window, the xz dictionary, at most XZ_MEMLIMIT).
+ *      (the zstd window, at most 2^ZSTD_WINDOW_LOG_MAX; the xz dictionary, at most
+ *      XZ_MEMLIMIT; bzip2 and lz4 a few MiB). Memory is bounded by these constants and
+ *      MAX_NEST, never by the size of an input.
+ *   4. text that is not UTF-8: a run of NUL bytes where a file starts (logrotate's
+ *      copytruncate, a crash that left a hole) is skipped before the head is sniffed, NULs
+ *      inside lines are dropped as they are cleaned, and UTF-16/UTF-32 text (a byte order mark,
+ *      or the zero bytes of ASCII in either byte order) is turned into UTF-8 with iconv between
+ *      the source and the cleaning.
  *
  * The hot path (no ESC in the buffer, no '\r' before the '\n') is one memchr per line; ESC
  * bytes are found with one memchr per buffer, so cleaning costs nothing when there is nothing
@@ -38,9 +49,12 @@
 
 #include <archive.h>
 #include <archive_entry.h>
+#include <bzlib.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <iconv.h>
+#include <lz4frame.h>
 #include <lzma.h>
 #include <strings.h>
 #include <sys/stat.h>
@@ -53,9 +67,11 @@
 #define BUF_CAP (DX_CHUNK_MAX + DX_LINE_MAX)     /* the one line buffer of a walk */
 #define CHUNK_CLOSE (DX_CHUNK_MAX - DX_LINE_MAX) /* a chunk ends at the first line end past this */
 #define TRUNC_MAX (DX_CHUNK_MAX / DX_LINE_MAX)   /* truncated lines one chunk can hold */
-#define MAX_NEST 4                               /* archives inside archives */
+#define MAX_NEST 4 /* archives and compressed streams inside each other */
 #define MAX_DIR_DEPTH 64
-#define XZ_MEMLIMIT (512ull << 20) /* xz -9 needs 65 MiB; refuse absurd dictionaries */
+#define XZ_MEMLIMIT (80ull << 20) /* xz -9 needs 65 MiB; refuse absurd dictionaries */
+#define ZSTD_WINDOW_LOG_MAX 27    /* 128 MiB, zstd's own default limit */
+#define WIDE_BUF (64u << 10)      /* UTF-16/32 bytes waiting to be converted */
 #define ESC 0x1b
 
 _Static_assert(DX_LINE_MAX < CHUNK_CLOSE, "a chunk must hold at least one whole line");
@@ -67,8 +83,9 @@ _Static_assert(CHUNK_CLOSE / (DX_LINE_MAX + 1) + 1 <= TRUNC_MAX, "trunc array to
  * Byte sources
  * ========================================================================================== */
 
-enum src_kind { SRC_FD, SRC_MEM, SRC_ARCHIVE };
+enum src_kind { SRC_FD, SRC_MEM, SRC_ARCHIVE, SRC_CODEC };
 
+struct codec;
 typedef struct src {
     enum src_kind kind;
     const char *path;         /* display path, for messages; borrowed */
@@ -77,12 +94,21 @@ typedef struct src {
     const unsigned char *mem; /* SRC_MEM: the caller's bytes */
     size_t mem_len, mem_pos;
     struct archive *ar;        /* SRC_ARCHIVE: reads the current entry of ar */
+    const struct src *parent;  /* SRC_ARCHIVE: the source ar reads */
+    const unsigned char *ab;   /* SRC_ARCHIVE: the rest of the current data block */
+    size_t ab_len;             /* its length */
+    bool ab_eof;               /* the entry's data ended */
+    int ab_warn;               /* libarchive warned at the end of the entry (a bad CRC): */
+    char ab_why[256];          /* returned as an error once its bytes are read */
+    struct codec *cod;         /* SRC_CODEC: decompresses cod->in */
     const unsigned char *head; /* the first bytes; for SRC_MEM a view of mem */
-    unsigned char *head_own;   /* storage of head for SRC_FD / SRC_ARCHIVE */
+    unsigned char *head_own;   /* storage of head for SRC_FD / SRC_ARCHIVE / SRC_CODEC */
     size_t head_len, head_pos; /* head_pos < head_len: bytes still to replay */
-    unsigned char *block;      /* scratch for src_block on SRC_FD / SRC_ARCHIVE */
+    unsigned char *block;      /* scratch for src_block on SRC_FD / SRC_ARCHIVE / SRC_CODEC */
     uint64_t pos;              /* bytes delivered so far (the logical offset) */
     bool failed;               /* a read failed (reported through the caller's err) */
+    int fail_rc;               /* its code: DDX_ENOMEM ends the walk even through libarchive */
+    char why[sizeof(((ddx_error *)0)->message)]; /* that failure, for the archive reading it */
 } src;
 
 static void src_init_fd(src *s, const char *path, int fd, bool seekable)
@@ -105,13 +131,23 @@ static void src_init_mem(src *s, const char *path, const void *data, size_t len)
     s->seekable = true;
 }
 
-static void src_init_archive(src *s, const char *path, struct archive *ar)
+static void src_init_archive(src *s, const char *path, struct archive *ar, const src *parent)
 {
     memset(s, 0, sizeof *s);
     s->kind = SRC_ARCHIVE;
     s->path = path;
     s->fd = -1;
     s->ar = ar;
+    s->parent = parent;
+}
+
+static void src_init_codec(src *s, const char *path, struct codec *c)
+{
+    memset(s, 0, sizeof *s);
+    s->kind = SRC_CODEC;
+    s->path = path;
+    s->fd = -1;
+    s->cod = c;
 }
 
 static void src_fini(src *s)
@@ -121,7 +157,70 @@ static void src_fini(src *s)
     s->head_own = s->block = NULL;
 }
 
-/* Reads from the underlying fd/archive, bypassing the head replay. */
+static int src_fail(src *s, ddx_error *err, int code, const char *fmt, ...) DX_PRINTF(4, 5);
+static int src_fail(src *s, ddx_error *err, int code, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(s->why, sizeof s->why, fmt, ap);
+    va_end(ap);
+    s->failed = true;
+    s->fail_rc = code;
+    return dx_err(err, code, "%s", s->why);
+}
+
+static int codec_read(struct codec *c, unsigned char *dst, size_t n, size_t *got, ddx_error *err);
+
+/* The next data block of the current archive entry. libarchive's own warning at the end of an
+ * entry (a zip's bad CRC) comes after the entry's bytes: it is kept and returned as an error
+ * once they are read, so the lines decoded before it are not lost. */
+static int ab_next(src *s, ddx_error *err)
+{
+    while (s->ab_len == 0 && !s->ab_eof) {
+        const void *b;
+        size_t n;
+        la_int64_t off;
+        int r = archive_read_data_block(s->ar, &b, &n, &off);
+        if (r == ARCHIVE_EOF) {
+            s->ab_eof = true;
+            break;
+        }
+        const char *why = archive_error_string(s->ar);
+        if (r == ARCHIVE_WARN) {
+            s->ab_warn = 1;
+            snprintf(s->ab_why, sizeof s->ab_why, "%s", why ? why : "a warning");
+            for (size_t k = strlen(s->ab_why); k && strchr("\r\n ", s->ab_why[k - 1]); k--)
+                s->ab_why[k - 1] = '\0'; /* libarchive keeps a line end in some messages */
+        } else if (r < ARCHIVE_WARN) {
+            if (s->parent && s->parent->fail_rc == DDX_ENOMEM)
+                return src_fail(s, err, DDX_ENOMEM, "%s: out of memory", s->path);
+            if (s->parent && s->parent->failed) /* the archive itself is cut or damaged */
+                return src_fail(s, err, DDX_EFORMAT,
+                                "%s: cut short by damage to the archive (%s); the lines before "
+                                "the damage were read",
+                                s->path, s->parent->why);
+            return src_fail(s, err, DDX_EFORMAT,
+                            "%s: damaged archive data (%s); the lines before the damage were "
+                            "read: re-copy the archive, or extract it with tar/unzip to see "
+                            "what is left",
+                            s->path, why ? why : "unknown error");
+        }
+        s->ab = b;
+        s->ab_len = b ? n : 0;
+        if (r == ARCHIVE_WARN && !s->ab_len)
+            break;
+    }
+    if (s->ab_len == 0 && s->ab_warn) { /* (again on every read: the head may have hidden it) */
+        s->ab_eof = true;
+        return src_fail(s, err, DDX_EFORMAT,
+                        "%s: %s; its lines were read all the same, but the member may be "
+                        "damaged: re-copy the archive to be sure",
+                        s->path, s->ab_why);
+    }
+    return DDX_OK;
+}
+
+/* Reads from the underlying fd/archive/codec, bypassing the head replay. */
 static int src_read_raw(src *s, void *dst, size_t n, size_t *got, ddx_error *err)
 {
     *got = 0;
@@ -135,24 +234,31 @@ static int src_read_raw(src *s, void *dst, size_t n, size_t *got, ddx_error *err
             if (errno != EINTR)
                 break;
         }
-        s->failed = true;
-        return dx_err(err, DDX_EIO,
-                      "%s: read failed: %s; check the disk or copy the file "
-                      "somewhere readable and retry",
-                      s->path, strerror(errno));
+        return src_fail(s, err, DDX_EIO,
+                        "%s: read failed: %s; check the disk or copy the file "
+                        "somewhere readable and retry",
+                        s->path, strerror(errno));
+    }
+    if (s->kind == SRC_CODEC) {
+        int rc = codec_read(s->cod, dst, n, got, err);
+        if (rc < 0) {
+            s->failed = true;
+            s->fail_rc = rc;
+            snprintf(s->why, sizeof s->why, "%s", err ? err->message : "read failed");
+        }
+        return rc;
     }
     /* SRC_ARCHIVE */
-    la_ssize_t k = archive_read_data(s->ar, dst, n);
-    if (k >= 0) {
-        *got = (size_t)k;
-        return DDX_OK;
-    }
-    s->failed = true;
-    const char *why = archive_error_string(s->ar);
-    return dx_err(err, DDX_EFORMAT,
-                  "%s: damaged archive data (%s); re-copy the archive, or "
-                  "extract it with tar/unzip to see which member is broken",
-                  s->path, why ? why : "unknown error");
+    int rc = ab_next(s, err);
+    if (rc < 0)
+        return rc;
+    size_t k = s->ab_len < n ? s->ab_len : n;
+    if (k)
+        memcpy(dst, s->ab, k);
+    s->ab += k;
+    s->ab_len -= k;
+    *got = k;
+    return DDX_OK;
 }
 
 /* Copies up to n bytes into dst: the head replay first, then the rest. *got == 0 at the end. */
@@ -206,15 +312,27 @@ static int src_block(src *s, const unsigned char **p, size_t *got, ddx_error *er
         s->pos += *got;
         return DDX_OK;
     }
+    if (s->kind == SRC_ARCHIVE) {
+        int rc = ab_next(s, err);
+        if (rc < 0)
+            return rc;
+        *p = s->ab;
+        *got = s->ab_len;
+        s->ab_len = 0;
+        s->pos += *got;
+        return DDX_OK;
+    }
     if (!s->block && !(s->block = dx_malloc(BLOCK_SIZE)))
-        return dx_err(err, DDX_ENOMEM, "%s: out of memory", s->path);
+        return src_fail(s, err, DDX_ENOMEM, "%s: out of memory", s->path);
     int rc = src_read_raw(s, s->block, BLOCK_SIZE, got, err);
     *p = s->block;
     s->pos += *got;
     return rc;
 }
 
-/* Loads the first HEAD_MAX bytes (fewer at the end of the source) for sniffing and replay. */
+/* Loads the first HEAD_MAX bytes (fewer at the end of the source) for sniffing and replay. A
+ * read error keeps the bytes before it: the error comes again when the rest is read (a file,
+ * a codec and an archive entry all repeat their error), so the member is handed out with it. */
 static int src_load_head(src *s, ddx_error *err)
 {
     if (s->kind == SRC_MEM) {
@@ -229,9 +347,9 @@ static int src_load_head(src *s, ddx_error *err)
     while (n < HEAD_MAX) {
         size_t got;
         int rc = src_read_raw(s, s->head_own + n, HEAD_MAX - n, &got, err);
-        if (rc < 0)
+        if (rc == DDX_ENOMEM)
             return rc;
-        if (got == 0)
+        if (rc < 0 || got == 0)
             break;
         n += got;
     }
@@ -245,9 +363,9 @@ static int src_load_head(src *s, ddx_error *err)
  * Codecs: single compressed streams
  * ========================================================================================== */
 
-enum codec_kind { CODEC_NONE, CODEC_GZIP, CODEC_ZSTD, CODEC_XZ };
+enum codec_kind { CODEC_NONE, CODEC_GZIP, CODEC_ZSTD, CODEC_XZ, CODEC_BZIP2, CODEC_LZ4 };
 
-static const char *const codec_names[] = {NULL, "gzip", "zstd", "xz"};
+static const char *const codec_names[] = {NULL, "gzip", "zstd", "xz", "bzip2", "lz4"};
 
 typedef struct codec {
     enum codec_kind kind;
@@ -255,14 +373,24 @@ typedef struct codec {
     const unsigned char *next_in; /* compressed bytes not yet consumed */
     size_t avail_in;
     bool in_eof;       /* the source has no more compressed bytes */
-    bool in_frame;     /* inside a gzip member / zstd frame / xz stream */
+    bool in_frame;     /* inside a gzip member / zstd or lz4 frame / xz or bzip2 stream */
     bool done;         /* the stream ended cleanly */
     uint64_t consumed; /* compressed bytes consumed, for messages */
     z_stream z;
     ZSTD_DStream *zs;
     lzma_stream lz;
+    bz_stream bz;
+    LZ4F_dctx *l4;
     bool live; /* the library state was initialised */
 } codec;
+
+static bool bzip2_magic(const unsigned char *p, size_t n)
+{
+    /* "BZh1".."BZh9", then a block's or the end-of-stream's magic */
+    return n >= 10 && memcmp(p, "BZh", 3) == 0 && p[3] >= '1' && p[3] <= '9' &&
+           (memcmp(p + 4, "\x31\x41\x59\x26\x53\x59", 6) == 0 ||
+            memcmp(p + 4, "\x17\x72\x45\x38\x50\x90", 6) == 0);
+}
 
 static enum codec_kind sniff_codec(const unsigned char *p, size_t n)
 {
@@ -272,10 +400,15 @@ static enum codec_kind sniff_codec(const unsigned char *p, size_t n)
         return CODEC_ZSTD;
     if (n >= 6 && memcmp(p, "\xfd\x37\x7a\x58\x5a\x00", 6) == 0)
         return CODEC_XZ;
+    if (bzip2_magic(p, n))
+        return CODEC_BZIP2;
+    if (n >= 4 && memcmp(p, "\x04\x22\x4d\x18", 4) == 0)
+        return CODEC_LZ4;
     return CODEC_NONE;
 }
 
-/* zlib and liblzma allocate through dx_malloc, so allocation-failure tests reach them too. */
+/* zlib, liblzma and libbz2 allocate through dx_malloc, so allocation-failure tests reach them
+ * too. */
 static voidpf z_alloc(voidpf opaque, uInt items, uInt size)
 {
     (void)opaque;
@@ -297,6 +430,16 @@ static void lz_free(void *opaque, void *p)
     dx_free(p);
 }
 static const lzma_allocator lz_allocator = {lz_alloc, lz_free, NULL};
+static void *bz_alloc(void *opaque, int items, int size)
+{
+    (void)opaque;
+    return items > 0 && size > 0 ? dx_calloc((size_t)items, (size_t)size) : NULL;
+}
+static void bz_free(void *opaque, void *p)
+{
+    (void)opaque;
+    dx_free(p);
+}
 
 static int codec_init(codec *c, enum codec_kind kind, src *in, ddx_error *err)
 {
@@ -314,6 +457,7 @@ static int codec_init(codec *c, enum codec_kind kind, src *in, ddx_error *err)
         if (!(c->zs = ZSTD_createDStream()))
             return dx_err(err, DDX_ENOMEM, "%s: out of memory", in->path);
         ZSTD_initDStream(c->zs);
+        ZSTD_DCtx_setParameter(c->zs, ZSTD_d_windowLogMax, ZSTD_WINDOW_LOG_MAX);
         break;
     case CODEC_XZ: {
         lzma_stream init = LZMA_STREAM_INIT;
@@ -323,6 +467,16 @@ static int codec_init(codec *c, enum codec_kind kind, src *in, ddx_error *err)
             return dx_err(err, DDX_ENOMEM, "%s: out of memory", in->path);
         break;
     }
+    case CODEC_BZIP2:
+        c->bz.bzalloc = bz_alloc;
+        c->bz.bzfree = bz_free;
+        if (BZ2_bzDecompressInit(&c->bz, 0, 0) != BZ_OK)
+            return dx_err(err, DDX_ENOMEM, "%s: out of memory", in->path);
+        break;
+    case CODEC_LZ4:
+        if (LZ4F_isError(LZ4F_createDecompressionContext(&c->l4, LZ4F_VERSION)))
+            return dx_err(err, DDX_ENOMEM, "%s: out of memory", in->path);
+        break;
     case CODEC_NONE:
         return DDX_OK;
     }
@@ -343,6 +497,12 @@ static void codec_fini(codec *c)
         break;
     case CODEC_XZ:
         lzma_end(&c->lz);
+        break;
+    case CODEC_BZIP2:
+        BZ2_bzDecompressEnd(&c->bz);
+        break;
+    case CODEC_LZ4:
+        LZ4F_freeDecompressionContext(c->l4);
         break;
     case CODEC_NONE:
         break;
@@ -451,6 +611,62 @@ static int codec_step(codec *c, unsigned char *dst, size_t n, size_t *out, ddx_e
         }
         return DDX_OK;
     }
+    case CODEC_BZIP2: {
+        if (!c->in_frame) {
+            /* Between streams: pbzip2 writes several; anything else after one is ignored. */
+            if (c->avail_in == 0)
+                return DDX_OK;
+            if (c->avail_in < 3 || memcmp(c->next_in, "BZh", 3) != 0) {
+                c->done = true;
+                return DDX_OK;
+            }
+            if (c->consumed > 0) {
+                BZ2_bzDecompressEnd(&c->bz);
+                c->live = false;
+                if (BZ2_bzDecompressInit(&c->bz, 0, 0) != BZ_OK)
+                    return dx_err(err, DDX_ENOMEM, "%s: out of memory", c->in->path);
+                c->live = true;
+            }
+            c->in_frame = true;
+        }
+        unsigned in_n = c->avail_in > UINT_MAX ? UINT_MAX : (unsigned)c->avail_in;
+        unsigned out_n = n > UINT_MAX ? UINT_MAX : (unsigned)n;
+        c->bz.next_in = (char *)(uintptr_t)c->next_in;
+        c->bz.avail_in = in_n;
+        c->bz.next_out = (char *)dst;
+        c->bz.avail_out = out_n;
+        int br = BZ2_bzDecompress(&c->bz);
+        size_t used = in_n - c->bz.avail_in;
+        c->next_in += used;
+        c->avail_in -= used;
+        c->consumed += used;
+        *out = out_n - c->bz.avail_out;
+        if (br == BZ_STREAM_END)
+            c->in_frame = false;
+        else if (br == BZ_MEM_ERROR)
+            return dx_err(err, DDX_ENOMEM, "%s: out of memory", c->in->path);
+        else if (br != BZ_OK)
+            return codec_corrupt(c, br == BZ_DATA_ERROR_MAGIC ? "not bzip2" : "invalid data", err);
+        return DDX_OK;
+    }
+    case CODEC_LZ4: {
+        if (!c->in_frame && c->avail_in >= 4 && memcmp(c->next_in, "\x04\x22\x4d\x18", 4) != 0 &&
+            !((c->next_in[0] & 0xf0) == 0x50 && memcmp(c->next_in + 1, "\x2a\x4d\x18", 3) == 0)) {
+            c->done = true; /* after a frame: neither a frame nor a skippable frame */
+            return DDX_OK;
+        }
+        size_t in_n = c->avail_in, out_n = n;
+        size_t hint = LZ4F_decompress(c->l4, dst, &out_n, c->next_in, &in_n, NULL);
+        c->next_in += in_n;
+        c->avail_in -= in_n;
+        c->consumed += in_n;
+        *out = out_n;
+        if (LZ4F_isError(hint))
+            return codec_corrupt(c, LZ4F_getErrorName(hint), err);
+        if (in_n || out_n)
+            c->in_frame = hint != 0;
+        return DDX_OK;
+    }
     case CODEC_NONE:
         break;
     }
@@ -458,7 +674,7 @@ static int codec_step(codec *c, unsigned char *dst, size_t n, size_t *out, ddx_e
 }
 
 /* Decompresses up to n bytes into dst; *got == 0 only at the clean end of the stream. */
-static int codec_read(codec *c, unsigned char *dst, size_t n, size_t *got, ddx_error *err)
+static int codec_read(struct codec *c, unsigned char *dst, size_t n, size_t *got, ddx_error *err)
 {
     *got = 0;
     if (c->kind == CODEC_XZ)
@@ -503,10 +719,14 @@ enum esc_state {
     E_STR_ESC /* ESC inside such a string */
 };
 
+/* Text in UTF-16 or UTF-32, found by its byte order mark or by the zero bytes of ASCII. */
+enum wide_kind { WIDE_NONE, WIDE_16LE, WIDE_16BE, WIDE_32LE, WIDE_32BE };
+static const char *const wide_names[] = {NULL, "UTF-16LE", "UTF-16BE", "UTF-32LE", "UTF-32BE"};
+static const unsigned wide_unit[] = {1, 2, 2, 4, 4};
+
 struct dx_reader {
     const char *path; /* display path, for messages; borrowed */
     src *in;
-    codec cod;
     char *buf;         /* the walk's line buffer, BUF_CAP bytes; borrowed */
     size_t w;          /* end of the cleaned text */
     size_t r, len;     /* raw bytes not yet cleaned: buf[r..len) */
@@ -526,14 +746,76 @@ struct dx_reader {
     size_t ntrunc;
     int pend; /* error to return once the bytes before it are delivered */
     ddx_error pend_err;
+    uint64_t nul_skipped; /* NUL bytes skipped where the member starts */
+    /* UTF-16/32 input: raw bytes wait in wbuf[wpos..wlen) to be converted into UTF-8 */
+    enum wide_kind wide;
+    iconv_t cd;
+    unsigned char *wbuf;
+    size_t wpos, wlen;
+    bool wide_eof;
 };
 
-/* Pulls up to n bytes of the member (decompressed) into dst. */
+/* Appends U+FFFD (the replacement character) at dst if 3 bytes fit; returns bytes written. */
+static size_t put_replacement(char *dst, size_t n)
+{
+    if (n < 3)
+        return 0;
+    memcpy(dst, "\xEF\xBF\xBD", 3);
+    return 3;
+}
+
+/* Pulls up to n bytes of UTF-8 converted from the member's UTF-16/32 bytes into dst. A unit
+ * iconv refuses (a lone surrogate) becomes U+FFFD; a unit cut by the end of the member too. */
+static int wide_pull(dx_reader *rd, char *dst, size_t n, size_t *got)
+{
+    *got = 0;
+    unsigned unit = wide_unit[rd->wide];
+    for (;;) {
+        size_t made = 0;
+        while (rd->wpos < rd->wlen && made + 4 <= n) {
+            char *ip = (char *)rd->wbuf + rd->wpos, *op = dst + made;
+            size_t il = rd->wlen - rd->wpos, ol = n - made;
+            size_t r = iconv(rd->cd, &ip, &il, &op, &ol);
+            int e = errno;
+            rd->wpos = rd->wlen - il;
+            made = (size_t)(op - dst);
+            if (r != (size_t)-1 || e == E2BIG)
+                break;
+            if (e == EINVAL && !rd->wide_eof)
+                break; /* a unit cut by the end of wbuf: wait for the rest */
+            /* an invalid unit, or a unit cut by the end of the member */
+            size_t skip = rd->wlen - rd->wpos < unit ? rd->wlen - rd->wpos : unit;
+            rd->wpos += skip;
+            made += put_replacement(dst + made, n - made);
+        }
+        if (made) {
+            *got = made;
+            return DDX_OK;
+        }
+        if (rd->wide_eof && rd->wpos >= rd->wlen)
+            return DDX_OK;
+        /* refill: keep the unconverted rest at the front */
+        if (rd->wpos) {
+            memmove(rd->wbuf, rd->wbuf + rd->wpos, rd->wlen - rd->wpos);
+            rd->wlen -= rd->wpos;
+            rd->wpos = 0;
+        }
+        size_t g = 0;
+        int rc = src_read(rd->in, rd->wbuf + rd->wlen, WIDE_BUF - rd->wlen, &g, &rd->pend_err);
+        if (rc < 0)
+            return rc;
+        rd->wlen += g;
+        if (g == 0)
+            rd->wide_eof = true;
+    }
+}
+
+/* Pulls up to n bytes of the member (decompressed, converted to UTF-8) into dst. */
 static int reader_pull(dx_reader *rd, char *dst, size_t n, size_t *got)
 {
     int rc;
-    if (rd->cod.kind != CODEC_NONE)
-        rc = codec_read(&rd->cod, (unsigned char *)dst, n, got, &rd->pend_err);
+    if (rd->wide != WIDE_NONE)
+        rc = wide_pull(rd, dst, n, got);
     else
         rc = src_read(rd->in, dst, n, got, &rd->pend_err);
     if (rc < 0) {
@@ -548,16 +830,98 @@ static int reader_pull(dx_reader *rd, char *dst, size_t n, size_t *got)
     return DDX_OK;
 }
 
-/* Fills the buffer with the first HEAD_MAX bytes of the member (fewer at its end). */
+/* Fills the buffer with the first HEAD_MAX bytes of the member (fewer at its end). NUL bytes
+ * where the member starts are skipped (a hole logrotate's copytruncate or a crash left before
+ * the text), four at a time so UTF-16/32 text keeps its alignment: they hold no line end, so
+ * line numbers do not change, and the few left are dropped with the other NULs of a line. */
 static void reader_prefill(dx_reader *rd)
 {
-    while (!rd->eof && rd->len < HEAD_MAX) {
+    bool lead = true;
+    while (!rd->eof && rd->len + 4 <= HEAD_MAX) { /* a UTF-8 character from UTF-16/32 fits */
         size_t got;
-        if (reader_pull(rd, rd->buf + rd->len, BUF_CAP - rd->len, &got) < 0)
+        if (reader_pull(rd, rd->buf + rd->len, HEAD_MAX - rd->len, &got) < 0)
             break;
         rd->len += got;
+        if (lead) {
+            size_t z = 0;
+            while (z < rd->len && rd->buf[z] == '\0')
+                z++;
+            lead = z == rd->len;
+            z &= ~(size_t)3;
+            if (z) {
+                memmove(rd->buf, rd->buf + z, rd->len - z);
+                rd->len -= z;
+                rd->nul_skipped += z;
+            }
+        }
     }
     rd->peek_len = rd->len < HEAD_MAX ? rd->len : HEAD_MAX;
+}
+
+/* UTF-16 or UTF-32 text: a byte order mark (its length in *bom), or, without one, ASCII's zero
+ * bytes in one byte order on nine in ten units of the first 4 KiB (at least 16 units). */
+static enum wide_kind sniff_wide(const unsigned char *p, size_t n, size_t *bom)
+{
+    *bom = 0;
+    if (n >= 4 && !memcmp(p, "\xff\xfe\0\0", 4))
+        return *bom = 4, WIDE_32LE;
+    if (n >= 4 && !memcmp(p, "\0\0\xfe\xff", 4))
+        return *bom = 4, WIDE_32BE;
+    if (n >= 2 && !memcmp(p, "\xff\xfe", 2))
+        return *bom = 2, WIDE_16LE;
+    if (n >= 2 && !memcmp(p, "\xfe\xff", 2))
+        return *bom = 2, WIDE_16BE;
+    if (n > 4096)
+        n = 4096;
+    size_t u32 = n / 4, le32 = 0, be32 = 0;
+    for (size_t i = 0; i + 4 <= n; i += 4) {
+        le32 += p[i] && !p[i + 1] && !p[i + 2] && !p[i + 3];
+        be32 += !p[i] && !p[i + 1] && !p[i + 2] && p[i + 3];
+    }
+    if (u32 >= 16 && le32 * 10 >= u32 * 9)
+        return WIDE_32LE;
+    if (u32 >= 16 && be32 * 10 >= u32 * 9)
+        return WIDE_32BE;
+    size_t u16 = n / 2, le16 = 0, be16 = 0;
+    for (size_t i = 0; i + 2 <= n; i += 2) {
+        le16 += p[i] && !p[i + 1];
+        be16 += !p[i] && p[i + 1];
+    }
+    if (u16 >= 16 && le16 * 10 >= u16 * 9)
+        return WIDE_16LE;
+    if (u16 >= 16 && be16 * 10 >= u16 * 9)
+        return WIDE_16BE;
+    return WIDE_NONE;
+}
+
+/* When the prefilled head is UTF-16/32 text, turns the reader into a converting one: the raw
+ * head moves to wbuf (less its byte order mark) and the head is filled again as UTF-8. */
+static int reader_widen(dx_reader *rd, ddx_error *err)
+{
+    size_t bom;
+    enum wide_kind w = sniff_wide((const unsigned char *)rd->buf, rd->len, &bom);
+    if (w == WIDE_NONE)
+        return DDX_OK;
+    rd->cd = iconv_open("UTF-8", wide_names[w]);
+    if (rd->cd == (iconv_t)-1)
+        return DDX_OK; /* no converter: read as it is */
+    if (!(rd->wbuf = dx_malloc(WIDE_BUF))) {
+        iconv_close(rd->cd);
+        return dx_err(err, DDX_ENOMEM, "%s: out of memory", rd->path);
+    }
+    /* the prefill holds at most HEAD_MAX <= WIDE_BUF bytes; an error the source gave while
+       filling it stays pending, after the converted text */
+    _Static_assert(HEAD_MAX <= WIDE_BUF, "the raw head must fit the conversion buffer");
+    memcpy(rd->wbuf, rd->buf + bom, rd->len - bom);
+    rd->wlen = rd->len - bom;
+    rd->wpos = 0;
+    rd->wide_eof = rd->eof;
+    rd->wide = w;
+    rd->len = 0;
+    rd->eof = false;
+    rd->total = 0;
+    reader_prefill(rd);
+    return DDX_OK;
 }
 
 /* Appends raw bytes buf[src..src+n) to the current line at w, cutting the line when it
@@ -604,20 +968,39 @@ static size_t line_end(dx_reader *rd, char *b, size_t w, size_t ls)
     return w;
 }
 
+static size_t find_byte(const char *b, char c, size_t from, size_t len)
+{
+    const char *e = from < len ? memchr(b + from, c, len - from) : NULL;
+    return e ? (size_t)(e - b) : len;
+}
+
+/* The first ESC or NUL in b[from..len), or len. */
+static size_t find_special(const char *b, size_t from, size_t len)
+{
+    if (from >= len)
+        return len;
+    const char *e = memchr(b + from, ESC, len - from);
+    size_t stop = e ? (size_t)(e - b) : len;
+    const char *z = memchr(b + from, '\0', stop - from);
+    return z ? (size_t)(z - b) : stop;
+}
+
 /* The slow path: cleans raw b[r..end) (no '\n' inside) through the escape-sequence state
- * machine, appending the kept text at w. Runs without ESC are moved in one piece. */
+ * machine, appending the kept text at w; NUL bytes (padding, holes) are dropped. Runs without
+ * ESC or NUL are moved in one piece. */
 static size_t clean_segment(dx_reader *rd, char *b, size_t r, size_t end, size_t w, size_t ls)
 {
     while (r < end && !rd->skip) {
         if (rd->esc == E_NONE) {
-            const char *e = memchr(b + r, ESC, end - r);
-            size_t stop = e ? (size_t)(e - b) : end;
+            size_t stop = find_special(b, r, end);
             w = line_append(rd, b, w, ls, r, stop - r);
             r = stop;
-            if (e) {
+            if (r < end && b[r] == ESC) {
                 rd->esc = E_ESC;
                 r++;
             }
+            while (r < end && b[r] == '\0')
+                r++;
             continue;
         }
         unsigned char c = (unsigned char)b[r];
@@ -673,29 +1056,26 @@ static size_t clean_segment(dx_reader *rd, char *b, size_t r, size_t end, size_t
     return w;
 }
 
-static size_t find_esc(const char *b, size_t from, size_t len)
-{
-    const char *e = from < len ? memchr(b + from, ESC, len - from) : NULL;
-    return e ? (size_t)(e - b) : len;
-}
-
 /* Cleans the raw bytes buf[r..len) into lines. Returns true when the chunk is full (a line
  * ended past CHUNK_CLOSE); the unprocessed raw bytes then stay at buf[r..len). */
 static bool reader_scan(dx_reader *rd)
 {
     char *b = rd->buf;
     size_t r = rd->r, len = rd->len, w = rd->w, ls = rd->line_start;
-    size_t esc_at = find_esc(b, r, len);
+    /* the next ESC and the next NUL, each searched again only once passed */
+    size_t esc_at = find_byte(b, ESC, r, len), nul_at = find_byte(b, '\0', r, len);
     bool full = false;
 
     while (r < len) {
         if (esc_at < r)
-            esc_at = find_esc(b, r, len);
+            esc_at = find_byte(b, ESC, r, len);
+        if (nul_at < r)
+            nul_at = find_byte(b, '\0', r, len);
         const char *nl = memchr(b + r, '\n', len - r);
         size_t end = nl ? (size_t)(nl - b) : len;
         if (rd->skip) {
             /* the rest of an over-long line: dropped unread */
-        } else if (rd->esc == E_NONE && esc_at >= end) {
+        } else if (rd->esc == E_NONE && esc_at >= end && nul_at >= end) {
             /* the hot path: nothing to clean in this piece of line */
             size_t n = end - r;
             if (w - ls + n <= DX_LINE_MAX + 1) {
@@ -858,35 +1238,36 @@ typedef struct walk {
     bool stopped; /* the callback asked to stop: its code goes back to the caller as is */
 } walk;
 
-static void warn_msg(walk *wk, const char *msg)
+static void warn_msg(walk *wk, dx_warn_kind kind, const char *path, const char *msg)
 {
     if (wk->warn)
-        wk->warn(wk->ud, msg);
+        wk->warn(wk->ud, kind, path, msg);
 }
 
-static void warnf(walk *wk, const char *fmt, ...) DX_PRINTF(2, 3);
-static void warnf(walk *wk, const char *fmt, ...)
+static void warnf(walk *wk, dx_warn_kind kind, const char *path, const char *fmt, ...)
+    DX_PRINTF(4, 5);
+static void warnf(walk *wk, dx_warn_kind kind, const char *path, const char *fmt, ...)
 {
     char msg[1024];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    warn_msg(wk, msg);
+    warn_msg(wk, kind, path, msg);
 }
 
 /* Errors that end the whole walk rather than one member. */
 static bool walk_fatal(const walk *wk, int rc) { return wk->stopped || rc == DDX_ENOMEM; }
 
-static int walk_stream(walk *wk, src *s, const char *path, const char *name, uint64_t size_hint,
-                       int depth, ddx_error *err);
+static int walk_stream(walk *wk, src *s, const char *path, const char *name, const char *cname,
+                       uint64_t size_hint, int depth, ddx_error *err);
 
 /* ---- archives ---- */
 
 static la_ssize_t ar_read_cb(struct archive *a, void *ud, const void **buf)
 {
     src *s = ud;
-    ddx_error e;
+    ddx_error e = {0};
     const unsigned char *p;
     size_t got;
     if (src_block(s, &p, &got, &e) < 0) {
@@ -921,32 +1302,25 @@ static la_int64_t ar_seek_cb(struct archive *a, void *ud, la_int64_t off, int wh
     return to;
 }
 
+/* Archives only: compressed streams are decoded by the codecs above, so that every byte before
+ * a point of damage reaches the archive reader. */
 static struct archive *archive_new_reader(void)
 {
     struct archive *a = archive_read_new();
     if (!a)
         return NULL;
-    archive_read_support_filter_gzip(a);
-    archive_read_support_filter_zstd(a);
-    archive_read_support_filter_xz(a);
-    archive_read_support_filter_bzip2(a);
     archive_read_support_format_tar(a);
     archive_read_support_format_zip(a);
     return a;
 }
 
-/* Whether the head carries the magic of something libarchive may open: zip, ustar, or a
- * compressed stream (which may hold a tar). */
+/* Whether the head carries the magic of an archive libarchive may open: zip or ustar. */
 static bool maybe_archive(const unsigned char *p, size_t n)
 {
     if (n >= 4 && p[0] == 'P' && p[1] == 'K' &&
         ((p[2] == 3 && p[3] == 4) || (p[2] == 5 && p[3] == 6)))
         return true;
-    if (n >= 262 && memcmp(p + 257, "ustar", 5) == 0)
-        return true;
-    if (n >= 10 && memcmp(p, "BZh", 3) == 0 && memcmp(p + 4, "\x31\x41\x59\x26\x53\x59", 6) == 0)
-        return true;
-    return sniff_codec(p, n) != CODEC_NONE;
+    return n >= 262 && memcmp(p + 257, "ustar", 5) == 0;
 }
 
 /* Lets libarchive decide from the head alone whether this is an archive it can read. */
@@ -984,10 +1358,22 @@ static bool archive_name_hidden(const char *name)
     return false;
 }
 
+/* libarchive's message without the line ends it sometimes keeps. */
+static const char *ar_why(struct archive *a, char *buf, size_t cap)
+{
+    const char *why = archive_error_string(a);
+    snprintf(buf, cap, "%s", why ? why : "unknown error");
+    size_t n = strlen(buf);
+    while (n && (buf[n - 1] == '\n' || buf[n - 1] == '\r' || buf[n - 1] == ' '))
+        buf[--n] = '\0';
+    return buf;
+}
+
 static int walk_archive(walk *wk, src *s, const char *path, int depth, ddx_error *err)
 {
     int rc = DDX_OK;
     dx_buf mpath = {0};
+    char why[512];
     struct archive *a = archive_new_reader();
     if (!a)
         return dx_err(err, DDX_ENOMEM, "%s: out of memory", path);
@@ -996,14 +1382,13 @@ static int walk_archive(walk *wk, src *s, const char *path, int depth, ddx_error
     if (s->seekable)
         archive_read_set_seek_callback(a, ar_seek_cb);
     if (archive_read_open1(a) != ARCHIVE_OK) {
-        const char *why = archive_error_string(a);
-        rc = dx_err(err, DDX_EFORMAT,
+        rc = dx_err(err, s->fail_rc == DDX_ENOMEM ? DDX_ENOMEM : DDX_EFORMAT,
                     "%s: cannot open the archive (%s); re-copy it, or "
                     "extract it and pass the directory",
-                    path, why ? why : "unknown error");
+                    path, s->failed ? s->why : ar_why(a, why, sizeof why));
         goto fail;
     }
-    size_t seen = 0;
+    size_t seen = 0, read = 0;
     int retries = 0;
     bool member_failed = false;
     for (;;) {
@@ -1014,19 +1399,24 @@ static int walk_archive(walk *wk, src *s, const char *path, int depth, ddx_error
         if (ar == ARCHIVE_RETRY && ++retries < 16)
             continue;
         if (ar < ARCHIVE_WARN) {
-            const char *why = archive_error_string(a);
+            /* the source's own error (a truncated gzip under a tar) says more than libarchive */
+            const char *w = s->failed ? s->why : ar_why(a, why, sizeof why);
+            if (s->fail_rc == DDX_ENOMEM) {
+                rc = dx_err(err, DDX_ENOMEM, "%s: out of memory", path);
+                goto fail;
+            }
             if (seen == 0) {
                 rc = dx_err(err, DDX_EFORMAT,
                             "%s: damaged archive (%s); re-copy it, or "
                             "extract what you can and pass the directory",
-                            path, why ? why : "unknown error");
+                            path, w);
                 goto fail;
             }
             if (!member_failed)
-                warnf(wk,
-                      "%s: damaged archive after %zu members (%s); the rest is skipped: "
-                      "re-copy it, or extract what you can and pass the directory",
-                      path, seen, why ? why : "unknown error");
+                warnf(wk, DX_WARN_DAMAGED, path,
+                      "%s: damaged archive after %zu members (%s); the %zu members before "
+                      "the damage were read, what follows it is lost: re-copy the archive",
+                      path, seen, w, read);
             break;
         }
         retries = 0;
@@ -1051,16 +1441,20 @@ static int walk_archive(walk *wk, src *s, const char *path, int depth, ddx_error
             goto fail;
         }
         if (archive_entry_is_encrypted(e)) {
-            warnf(wk, "%s: encrypted; skipped: decrypt the archive and pass it again", mpath.p);
+            warnf(wk, DX_WARN_UNREADABLE, mpath.p,
+                  "%s: encrypted; not read: decrypt the archive and pass it again", mpath.p);
             continue;
         }
         src ms;
         ddx_error merr = {0};
-        src_init_archive(&ms, mpath.p, a);
+        src_init_archive(&ms, mpath.p, a, s);
         uint64_t size = archive_entry_size_is_set(e) ? (uint64_t)archive_entry_size(e) : 0;
-        int mrc = walk_stream(wk, &ms, mpath.p, name, size, depth + 1, &merr);
+        int mrc = walk_stream(wk, &ms, mpath.p, name, NULL, size, depth + 1, &merr);
         member_failed = ms.failed;
+        read++;
         src_fini(&ms);
+        if (s->fail_rc == DDX_ENOMEM && mrc >= 0)
+            mrc = dx_err(&merr, DDX_ENOMEM, "%s: out of memory", path);
         if (mrc < 0 && walk_fatal(wk, mrc)) {
             if (!wk->stopped && err)
                 *err = merr;
@@ -1068,7 +1462,7 @@ static int walk_archive(walk *wk, src *s, const char *path, int depth, ddx_error
             goto fail;
         }
         if (mrc < 0)
-            warn_msg(wk, merr.message);
+            warn_msg(wk, DX_WARN_UNREADABLE, mpath.p, merr.message);
     }
 fail:
     archive_read_free(a);
@@ -1079,70 +1473,97 @@ fail:
 /* ---- one stream: an archive, a compressed member or a plain member ---- */
 
 /* The member's name without the suffix of the codec that was removed ("rank3.log.gz" ->
- * "rank3.log"), so classification by name sees the inner file. */
+ * "rank3.log", "logs.tgz" -> "logs.tar"), so classification by name sees the inner file. */
 static char *strip_codec_suffix(const char *name, enum codec_kind k)
 {
-    static const char *const sfx[][3] = {
-        [CODEC_NONE] = {NULL, NULL, NULL},
-        [CODEC_GZIP] = {".gz", ".gzip", NULL},
-        [CODEC_ZSTD] = {".zst", ".zstd", NULL},
-        [CODEC_XZ] = {".xz", NULL, NULL},
+    static const char *const sfx[][4] = {
+        [CODEC_NONE] = {NULL},
+        [CODEC_GZIP] = {".gz", ".gzip", ".tgz", NULL},
+        [CODEC_ZSTD] = {".zst", ".zstd", ".tzst", NULL},
+        [CODEC_XZ] = {".xz", ".txz", NULL},
+        [CODEC_BZIP2] = {".bz2", ".bzip2", ".tbz2", NULL},
+        [CODEC_LZ4] = {".lz4", NULL},
     };
     size_t n = strlen(name);
-    for (size_t i = 0; i < 3 && sfx[k][i]; i++) {
+    for (size_t i = 0; i < 4 && sfx[k][i]; i++) {
         size_t m = strlen(sfx[k][i]);
-        if (n > m && strcmp(name + n - m, sfx[k][i]) == 0)
-            return dx_strndup(name, n - m);
+        if (n > m && strcmp(name + n - m, sfx[k][i]) == 0) {
+            if (sfx[k][i][1] != 't') /* .gz, .zst, ...: the name under it */
+                return dx_strndup(name, n - m);
+            dx_buf b = {0}; /* .tgz and the like: a tar */
+            if (dx_buf_add(&b, name, n - m) != DDX_OK || dx_buf_add(&b, ".tar", 4) != DDX_OK) {
+                dx_buf_fini(&b);
+                return NULL;
+            }
+            return b.p;
+        }
     }
     return dx_strdup(name);
 }
 
-static int walk_stream(walk *wk, src *s, const char *path, const char *name, uint64_t size_hint,
-                       int depth, ddx_error *err)
+/* A compressed stream: decoded through a SRC_CODEC source and walked again (it may hold a tar,
+ * or another compressed stream), as a member named without the codec's suffix. */
+static int walk_codec(walk *wk, src *s, enum codec_kind ck, const char *path, const char *name,
+                      int depth, ddx_error *err)
+{
+    codec c;
+    src cs;
+    char *inner = NULL;
+    int rc = codec_init(&c, ck, s, err);
+    src_init_codec(&cs, path, &c);
+    if (rc < 0)
+        goto fail;
+    if (!(inner = strip_codec_suffix(name, ck))) {
+        rc = dx_err(err, DDX_ENOMEM, "%s: out of memory", path);
+        goto fail;
+    }
+    rc = walk_stream(wk, &cs, path, inner, codec_names[ck], 0, depth + 1, err);
+fail:
+    src_fini(&cs);
+    codec_fini(&c);
+    dx_free(inner);
+    return rc;
+}
+
+static int walk_stream(walk *wk, src *s, const char *path, const char *name, const char *cname,
+                       uint64_t size_hint, int depth, ddx_error *err)
 {
     int rc = src_load_head(s, err);
     if (rc < 0)
         return rc;
-    if (depth < MAX_NEST && is_archive(s->head, s->head_len))
-        return walk_archive(wk, s, path, depth, err);
+    if (depth < MAX_NEST) {
+        if (is_archive(s->head, s->head_len))
+            return walk_archive(wk, s, path, depth, err);
+        enum codec_kind ck = sniff_codec(s->head, s->head_len);
+        if (ck != CODEC_NONE)
+            return walk_codec(wk, s, ck, path, name, depth, err);
+    }
 
-    char *inner = NULL;
     dx_reader rd;
     memset(&rd, 0, sizeof rd);
-    enum codec_kind ck = sniff_codec(s->head, s->head_len);
-    if (ck != CODEC_NONE) {
-        size_hint = 0;
-        if ((rc = codec_init(&rd.cod, ck, s, err)) < 0)
-            goto fail;
-        if (!(inner = strip_codec_suffix(name, ck))) {
-            rc = dx_err(err, DDX_ENOMEM, "%s: out of memory", path);
-            goto fail;
-        }
-    }
-    if (!wk->buf && !(wk->buf = dx_malloc(BUF_CAP))) {
-        rc = dx_err(err, DDX_ENOMEM, "%s: out of memory", path);
-        goto fail;
-    }
+    if (!wk->buf && !(wk->buf = dx_malloc(BUF_CAP)))
+        return dx_err(err, DDX_ENOMEM, "%s: out of memory", path);
     rd.path = path;
     rd.in = s;
     rd.buf = wk->buf;
     reader_prefill(&rd);
-    if (rd.pend == DDX_ENOMEM) {
+    if (rd.pend == DDX_ENOMEM || (rc = reader_widen(&rd, err)) < 0) {
         rc = DDX_ENOMEM;
-        if (err)
+        if (err && rd.pend == DDX_ENOMEM)
             *err = rd.pend_err;
         goto fail;
     }
 
-    dx_member m = {path, inner ? inner : name, codec_names[ck], size_hint};
+    dx_member m = {path, name, cname, size_hint, rd.wide != WIDE_NONE ? wide_names[rd.wide] : NULL};
     rc = wk->fn(wk->ud, &m, &rd);
     if (rc < 0)
         wk->stopped = true;
     else
         rc = DDX_OK;
 fail:
-    codec_fini(&rd.cod);
-    dx_free(inner);
+    if (rd.wide != WIDE_NONE)
+        iconv_close(rd.cd);
+    dx_free(rd.wbuf);
     return rc;
 }
 
@@ -1162,7 +1583,7 @@ static int walk_file(walk *wk, const char *path, const char *name, ddx_error *er
 #endif
     src s;
     src_init_fd(&s, path, fd, reg);
-    int rc = walk_stream(wk, &s, path, name, reg ? (uint64_t)st.st_size : 0, 0, err);
+    int rc = walk_stream(wk, &s, path, name, NULL, reg ? (uint64_t)st.st_size : 0, 0, err);
     src_fini(&s);
     close(fd);
     return rc;
@@ -1189,7 +1610,8 @@ static int walk_dir(walk *wk, dx_buf *path, size_t rel, int depth, ddx_error *er
         struct dirent *de = readdir(d);
         if (!de) {
             if (errno)
-                warnf(wk, "%s: listing stopped early: %s; some files may be missing", path->p,
+                warnf(wk, DX_WARN_UNREADABLE, path->p,
+                      "%s: listing stopped early: %s; some files may be missing", path->p,
                       strerror(errno));
             break;
         }
@@ -1219,12 +1641,13 @@ static int walk_dir(walk *wk, dx_buf *path, size_t rel, int depth, ddx_error *er
         size_t rel_here = rel ? rel : base + (slash ? 0 : 1);
         struct stat st;
         if (lstat(path->p, &st) != 0) {
-            warnf(wk, "%s: %s; skipped", path->p, strerror(errno));
+            warnf(wk, DX_WARN_UNREADABLE, path->p, "%s: %s; not read", path->p, strerror(errno));
             continue;
         }
         if (S_ISLNK(st.st_mode)) {
             if (stat(path->p, &st) != 0) {
-                warnf(wk, "%s: broken symbolic link (%s); skipped", path->p, strerror(errno));
+                warnf(wk, DX_WARN_UNREADABLE, path->p, "%s: broken symbolic link (%s); not read",
+                      path->p, strerror(errno));
                 continue;
             }
             if (S_ISDIR(st.st_mode)) /* never followed: links can make loops */
@@ -1234,7 +1657,8 @@ static int walk_dir(walk *wk, dx_buf *path, size_t rel, int depth, ddx_error *er
         int mrc;
         if (S_ISDIR(st.st_mode)) {
             if (depth + 1 >= MAX_DIR_DEPTH) {
-                warnf(wk, "%s: directories nested deeper than %d levels are skipped", path->p,
+                warnf(wk, DX_WARN_NOTE, path->p,
+                      "%s: directories nested deeper than %d levels are skipped", path->p,
                       MAX_DIR_DEPTH);
                 continue;
             }
@@ -1251,7 +1675,7 @@ static int walk_dir(walk *wk, dx_buf *path, size_t rel, int depth, ddx_error *er
             goto fail;
         }
         if (mrc < 0)
-            warnf(wk, "%s (skipped)", merr.message);
+            warn_msg(wk, DX_WARN_UNREADABLE, path->p, merr.message);
     }
     path->n = base;
     path->p[base] = '\0';
@@ -1273,7 +1697,7 @@ int dx_input_walk(const char *path, dx_member_fn fn, dx_warn_fn warn, void *ud, 
     if (strcmp(path, "-") == 0) {
         src s;
         src_init_fd(&s, "<stdin>", STDIN_FILENO, false);
-        rc = walk_stream(&wk, &s, "<stdin>", "<stdin>", 0, 0, err);
+        rc = walk_stream(&wk, &s, "<stdin>", "<stdin>", NULL, 0, 0, err);
         src_fini(&s);
         goto fail;
     }
@@ -1314,7 +1738,7 @@ int dx_input_walk_buffer(const char *name, const void *data, size_t len, dx_memb
     walk wk = {fn, warn, ud, NULL, false};
     src s;
     src_init_mem(&s, name, data, len);
-    int rc = walk_stream(&wk, &s, name, name, len, 0, err);
+    int rc = walk_stream(&wk, &s, name, name, NULL, len, 0, err);
     src_fini(&s);
     dx_free(wk.buf);
     return rc;
@@ -1339,6 +1763,10 @@ const char *dx_kind_name(dx_kind k)
         return "nccl-ras";
     case DX_KIND_BINARY:
         return "binary";
+    case DX_KIND_REPORT:
+        return "ddx-report";
+    case DX_KIND_UNREADABLE:
+        return "unreadable";
     case DX_KIND_UNKNOWN:
         break;
     }
@@ -1363,14 +1791,19 @@ static bool has(const char *h, size_t n, const char *needle)
 }
 
 /* Text or not: counts control bytes other than whitespace and ESC, and bytes that are not
- * valid UTF-8, in the first 8 KiB. More than 10% of them is binary. */
+ * valid UTF-8, in the first 8 KiB that are not NUL. More than 10% of them is binary. NUL bytes
+ * are left out: padding and holes (a log truncated in place, a crash) are NULs between text,
+ * and what else a binary file holds gives it away. */
 static bool looks_binary(const unsigned char *p, size_t n)
 {
-    if (n > 8192)
-        n = 8192;
-    size_t bad = 0;
-    for (size_t i = 0; i < n;) {
+    size_t bad = 0, seen = 0;
+    for (size_t i = 0; i < n && seen < 8192;) {
         unsigned char c = p[i];
+        if (c == 0) {
+            i++;
+            continue;
+        }
+        seen++;
         if (c < 0x80) {
             if ((c < 0x20 && !(c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v' ||
                                c == ESC || c == '\b')) ||
@@ -1391,8 +1824,9 @@ static bool looks_binary(const unsigned char *p, size_t n)
         if (k < len && i + k < n) /* a sequence cut by the end of the sample is fine */
             bad += k;
         i += k;
+        seen += k - 1;
     }
-    return bad * 10 > n;
+    return bad * 10 > seen;
 }
 
 typedef struct line_view {
@@ -1580,6 +2014,32 @@ static void text_scan(const char *h, size_t n, text_stats *ts)
     ts->jsonl = json_lines >= 2 && json_lines * 2 >= ts->lines;
 }
 
+/* A report ddx wrote itself, saved beside the logs it describes (ddx diagnose logs/ >
+ * logs/report.txt): its JSON (the schema and version keys ddx writes first), its text report
+ * (the level line under the first finding, or the line that says nothing was found, and the
+ * closing hint) or its HTML page. Reading it back would count its quoted evidence twice. */
+static bool is_ddx_report(const char *h, size_t n)
+{
+    size_t i = 0;
+    while (i < n && (h[i] == ' ' || h[i] == '\n' || h[i] == '\r' || h[i] == '\t'))
+        i++;
+    size_t top = n < 512 ? n : 512;
+    if (i < n && h[i] == '{')
+        return has(h, top, "\"schema\"") && has(h, top, "\"ddx_version\"");
+    if (has(h, top, "<!doctype html") || has(h, top, "<html"))
+        return has(h, n, "<meta name=\"generator\" content=\"ddx") ||
+               (has(h, n, "class=\"brand\"") && has(h, n, ">ddx</a>"));
+    static const char *const levels[] = {"\n  confirmed, confidence ", "\n  likely, confidence ",
+                                         "\n  possible, confidence "};
+    size_t first = n < 2048 ? n : 2048;
+    for (size_t k = 0; k < DX_ARRAY_LEN(levels); k++)
+        if (has(h, first, levels[k]) && has(h, n, "\n  evidence\n"))
+            return true;
+    return (starts(&(line_view){h + i, n - i}, "No known failure found in ") ||
+            has(h, first, "\nNo known failure found in ")) &&
+           has(h, n, "More: --verbose (score terms, facts, timeline), --json.");
+}
+
 /* Output of a tool that dumps the environment, recognised by its banner near the top. */
 static bool env_banner(const char *h, size_t n)
 {
@@ -1680,9 +2140,11 @@ dx_kind dx_input_classify(const char *name, const char *head, size_t n)
         return has(head, n, "_rebuild_tensor") ? DX_KIND_BINARY : DX_KIND_FRDUMP;
     if (n == 0)
         return config_name ? DX_KIND_CONFIG : DX_KIND_LOG;
-    /* 2. Not text at all. */
+    /* 2. Not text at all, or ddx's own report. */
     if (looks_binary(p, n))
         return DX_KIND_BINARY;
+    if (is_ddx_report(head, n))
+        return DX_KIND_REPORT;
 
     size_t i = 0;
     if (n >= 3 && memcmp(head, "\xef\xbb\xbf", 3) == 0) /* UTF-8 byte order mark */

@@ -25,16 +25,20 @@ typedef enum dx_kind {
     DX_KIND_CONFIG, /* DeepSpeed JSON, accelerate/FSDP YAML, other JSON/YAML configs */
     DX_KIND_FRDUMP, /* PyTorch flight-recorder dump (pickle or JSON) */
     DX_KIND_RAS,    /* NCCL's RAS report in its JSON form (ncclras -f json) */
-    DX_KIND_BINARY  /* anything else that is not text: skipped with a note */
+    DX_KIND_BINARY, /* anything else that is not text: skipped with a note */
+    DX_KIND_REPORT, /* a report ddx wrote (JSON, text, HTML): never evidence, skipped with a note */
+    DX_KIND_UNREADABLE /* (never classified) an input that could not be read at all */
 } dx_kind;
 
-DX_HIDDEN const char *dx_kind_name(dx_kind k); /* "log", "env", "config", "flight-recorder", ... */
+/* "log", "env", "config", "flight-recorder", "binary", "ddx-report", "unreadable" */
+DX_HIDDEN const char *dx_kind_name(dx_kind k);
 
 typedef struct dx_member {
-    const char *path;   /* display path: "job/logs.tar.gz:node1/rank3.log"; borrowed */
-    const char *name;   /* the member's own relative path inside its container; borrowed */
-    const char *codec;  /* "gzip", "zstd", "xz" or NULL for plain bytes */
-    uint64_t size_hint; /* size in bytes when known, else 0 */
+    const char *path;     /* display path: "job/logs.tar.gz:node1/rank3.log"; borrowed */
+    const char *name;     /* the member's own relative path inside its container; borrowed */
+    const char *codec;    /* "gzip", "zstd", "xz", "bzip2", "lz4" or NULL for plain bytes */
+    uint64_t size_hint;   /* size in bytes when known, else 0 */
+    const char *encoding; /* "UTF-16LE", ... when the text was converted to UTF-8, else NULL */
 } dx_member;
 
 typedef struct dx_reader dx_reader;
@@ -76,9 +80,17 @@ DX_HIDDEN uint64_t dx_reader_bytes(const dx_reader *r);
  * The reader is only valid during the call. */
 typedef int (*dx_member_fn)(void *ud, const dx_member *m, dx_reader *r);
 
-/* Called when one member (inside a directory or archive) cannot be read; the walk goes on.
- * msg names the member and what to do. */
-typedef void (*dx_warn_fn)(void *ud, const char *msg);
+/* What a warning of the walk is about. */
+typedef enum dx_warn_kind {
+    DX_WARN_NOTE = 0,   /* something skipped on purpose (too deep) */
+    DX_WARN_DAMAGED,    /* an archive damaged after some members: the rest is lost */
+    DX_WARN_UNREADABLE, /* a file or member that could not be read at all */
+} dx_warn_kind;
+
+/* Called when one member (inside a directory or archive) cannot be read, or an archive is
+ * damaged; the walk goes on. path is the file or member the warning is about (its display
+ * path), msg names it and says what to do. */
+typedef void (*dx_warn_fn)(void *ud, dx_warn_kind kind, const char *path, const char *msg);
 
 /* Walks path ("-" is standard input). Fails with DDX_EIO (err naming the path) when path cannot
  * be opened at all; problems with single members inside it go to warn and the walk goes on. */

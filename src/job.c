@@ -347,13 +347,14 @@ void dx_job_rank_view(const dx_job_model *jm, const dx_rank *x, dx_rank_view *v)
             dx_readings[i]->describe(jm, jm->state[i], x->priv + rank_offset(i), v);
     /* failed (a root failure or an original exception on it), slow, silent (output stopped, or no timeout while others
        timed out), timed out, or healthy (finished its loop, or nothing against it) */
-    v->state = x->first_error || v->raised ? "failed"
-               : v->slow                   ? "slow"
-               : v->stopped                ? "silent"
-               : v->timed_out              ? "timed out"
-               : v->finished               ? "healthy"
-               : v->any_timed_out          ? "silent"
-                                           : "healthy";
+    v->state = x->unreadable && !x->lines    ? "unreadable"
+               : x->first_error || v->raised ? "failed"
+               : v->slow                     ? "slow"
+               : v->stopped                  ? "silent"
+               : v->timed_out                ? "timed out"
+               : v->finished                 ? "healthy"
+               : v->any_timed_out            ? "silent"
+                                             : "healthy";
 }
 
 /* ==== votes ================================================================================= */

@@ -31,7 +31,7 @@
 
 struct dx_scan;
 
-#define DX_JOB_MAX_RANK 65536
+#define DX_JOB_MAX_RANK (1 << 20) /* ranks a job model holds (dense); beyond: read without a rank */
 #define DX_VOTE_RANKS 64
 
 typedef struct dx_rank {
@@ -40,6 +40,7 @@ typedef struct dx_rank {
     int has_time;
     dx_time last_time;
     char *first_error; /* the first root line of any reference on this rank (diag.c sets it) */
+    int unreadable; /* a file of this rank could not be read (diag.c): its silence says nothing */
     /* identity: from NCCL's Init COMPLETE line or torchelastic's table, first writer wins */
     char host[64];
     int cuda_dev;  /* -1 unknown */

@@ -78,51 +78,102 @@ int dx_kb_merge(ddx_kb *kb, int with_builtin, ddx_error *err)
     return DDX_OK;
 }
 
-static int open_common(ddx_kb **out, const char *dir, int with_builtin, ddx_error *err)
+/* The first problem of a list (the most useful message; lint lists them all) as err; prefix,
+ * when given, goes before it ("DIR/": lint names references by their path in the folder). */
+static int first_problem(const dx_buf *problems, const char *dir, const char *prefix,
+                         ddx_error *err)
+{
+    const char *nl = strchr(problems->p, '\n');
+    return dx_err(err, DDX_EFORMAT, "%s%s%.*s%s%s%s", prefix ? prefix : "", prefix ? "/" : "",
+                  (int)(nl ? nl - problems->p : (long)problems->n), problems->p,
+                  nl && nl[1] ? " (run `ddx lint " : "", nl && nl[1] ? dir : "",
+                  nl && nl[1] ? "` for every problem)" : "");
+}
+
+/* Loads the references of dirs[0..n) on top of the built-in ones (unless DDX_KB_NO_BUILTIN):
+ * each folder must hold <category>/<id>.md references, and each reference must pass lint's
+ * checks; an id already built in is refused unless DDX_KB_OVERRIDE, an id given twice always. */
+static int open_common(ddx_kb **out, const char *const *dirs, size_t ndirs, int flags,
+                       ddx_error *err)
 {
     const dx_builtin *b = dx_builtin_get();
+    int with_builtin = !(flags & DDX_KB_NO_BUILTIN);
     ddx_kb *kb = dx_calloc(1, sizeof *kb);
+    dx_buf problems = {0};
     int rc = DDX_OK;
     if (!kb)
         return dx_err(err, DDX_ENOMEM, "out of memory");
-    if (dir) {
-        dx_buf problems = {0};
-        rc = dx_kb_load_dir(dir, &kb->user, &problems, err);
-        if (rc == DDX_EFORMAT && problems.n) {
-            /* the first problem is the most useful message; lint lists them all */
-            char *nl = strchr(problems.p, '\n');
-            dx_err(err, DDX_EFORMAT, "%.*s%s", (int)(nl ? nl - problems.p : (long)problems.n),
-                   problems.p, nl && nl[1] ? " (run `ddx lint DIR` for every problem)" : "");
-        }
-        dx_buf_fini(&problems);
+    for (size_t d = 0; d < ndirs; d++) {
+        size_t before = kb->user.n;
+        rc = dx_kb_load_dir(dirs[d], &kb->user, &problems, err);
+        if (rc == DDX_EFORMAT && problems.n)
+            first_problem(&problems, dirs[d], NULL, err);
         if (rc)
             goto fail;
-        if (!(kb->dir = dx_strdup(dir))) {
-            rc = dx_err(err, DDX_ENOMEM, "out of memory");
+        if (kb->user.n == before) {
+            rc = dx_err(err, DDX_EFORMAT,
+                        "%s: no references in this folder; a knowledge base holds "
+                        "<category>/<id>.md files (docs/reference-format.md)",
+                        dirs[d]);
             goto fail;
         }
+        for (size_t i = before; i < kb->user.n; i++) {
+            const dx_ref *r = &kb->user.refs[i];
+            for (size_t j = 0; j < i; j++)
+                if (!strcmp(kb->user.refs[j].id, r->id)) {
+                    rc = dx_err(err, DDX_EFORMAT, "%s/%s: id '%s' is given twice (also in %s)",
+                                dirs[d], r->file, r->id, kb->user.refs[j].file);
+                    goto fail;
+                }
+            for (size_t j = 0; with_builtin && !(flags & DDX_KB_OVERRIDE) && j < b->nrefs; j++)
+                if (!strcmp(b->refs[j].id, r->id)) {
+                    rc = dx_err(err, DDX_EFORMAT,
+                                "%s/%s: id '%s' is a built-in reference; pass --override to "
+                                "replace it, or give yours another id",
+                                dirs[d], r->file, r->id);
+                    goto fail;
+                }
+        }
+    }
+    if (ndirs && !(kb->dir = dx_strdup(dirs[0]))) {
+        rc = dx_err(err, DDX_ENOMEM, "out of memory");
+        goto fail;
     }
     if ((rc = dx_kb_merge(kb, with_builtin, err)))
         goto fail;
+    /* lint's checks, on the references loaded from the folders (example paths: one folder) */
+    if (ndirs && dx_kb_lint(kb, ndirs == 1 ? dirs[0] : NULL, 1, &problems) != DDX_OK) {
+        rc = problems.n ? first_problem(&problems, ndirs == 1 ? dirs[0] : "DIR",
+                                        ndirs == 1 ? dirs[0] : NULL, err)
+                        : dx_err(err, DDX_EFORMAT, "%s: invalid references", dirs[0]);
+        goto fail;
+    }
     int pristine = with_builtin && kb->user.n == 0;
     rc = dx_kb_build(kb, pristine ? b->hsdb : NULL, pristine ? b->hsdb_len : 0, err);
     if (rc)
         goto fail;
+    dx_buf_fini(&problems);
     *out = kb;
     return DDX_OK;
 fail:
+    dx_buf_fini(&problems);
     ddx_kb_close(kb);
     return rc;
 }
 
 int ddx_kb_open(ddx_kb **out, const char *user_dir, ddx_error *err)
 {
-    return open_common(out, user_dir, 1, err);
+    return open_common(out, &user_dir, user_dir ? 1 : 0, DDX_KB_OVERRIDE, err);
 }
 
 int ddx_kb_open_dir(ddx_kb **out, const char *dir, ddx_error *err)
 {
-    return open_common(out, dir, 0, err);
+    return open_common(out, &dir, 1, DDX_KB_NO_BUILTIN, err);
+}
+
+int ddx_kb_open_dirs(ddx_kb **out, const char *const *dirs, size_t n, int flags, ddx_error *err)
+{
+    return open_common(out, dirs, n, flags, err);
 }
 
 size_t ddx_kb_count(const ddx_kb *kb) { return kb->nrefs; }

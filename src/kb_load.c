@@ -7,6 +7,7 @@
  * has the same shape as a built-in one. The numbered items under "## Fix" in the body become
  * the reference's fix steps.
  */
+#include "facts.h"
 #include "kb.h"
 
 #include <dirent.h>
@@ -568,6 +569,13 @@ int dx_kb_parse(dx_arena *a, const char *relpath, const char *text, size_t len, 
     const char *body = strchr(end, '\n');
     body = body ? body + 1 : text + len;
 
+    /* libyaml slows down with nesting (quadratically); no real front matter nests deep */
+    size_t deep_line;
+    if (dx_nesting_depth(fm, (size_t)(end - fm), DX_CONFIG_DEPTH, &deep_line) > DX_CONFIG_DEPTH)
+        return dx_err(err, DDX_EFORMAT,
+                      "%s:%zu: the front matter is nested deeper than %d levels; a reference "
+                      "nests a few (see docs/reference-format.md)",
+                      relpath, deep_line + 1, DX_CONFIG_DEPTH);
     yaml_parser_t parser;
     yaml_document_t doc;
     if (!yaml_parser_initialize(&parser))
@@ -802,18 +810,18 @@ int dx_kb_load_dir(const char *dir, dx_reflist *out, dx_buf *problems, ddx_error
                 if (prc == DDX_ENOMEM)
                     rc = DDX_ENOMEM;
                 else if (prc) {
-                    dx_buf_addf(problems, "%s\n", e.message);
+                    dx_buf_addf(problems, "%s/%s\n", dir, e.message); /* the path as given */
                     bad = 1;
                 } else {
                     dx_ref *r = &out->refs[out->n];
                     if (strcmp(r->category, cats[i]) != 0) {
                         dx_buf_addf(problems, "%s: category '%s' differs from its folder '%s'\n",
-                                    rel.p, r->category, cats[i]);
+                                    fpath.p, r->category, cats[i]);
                         bad = 1;
                     }
                     size_t idlen = strlen(files[j]) - 3;
                     if (strlen(r->id) != idlen || strncmp(r->id, files[j], idlen) != 0) {
-                        dx_buf_addf(problems, "%s: id '%s' differs from the file name\n", rel.p,
+                        dx_buf_addf(problems, "%s: id '%s' differs from the file name\n", fpath.p,
                                     r->id);
                         bad = 1;
                     }

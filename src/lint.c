@@ -138,9 +138,11 @@ static int pf_member(void *ud, const dx_member *m, dx_reader *r)
     return rc < 0 ? rc : DDX_OK;
 }
 
-static void pf_warn(void *ud, const char *msg)
+static void pf_warn(void *ud, dx_warn_kind kind, const char *path, const char *msg)
 {
     (void)ud;
+    (void)kind;
+    (void)path;
     (void)msg;
 }
 

@@ -7,6 +7,7 @@
  * timeline). Colour only when asked (the CLI asks on a terminal without NO_COLOR).
  */
 #include "diag.h"
+#include "job/progress.h"
 #include "jobview.h"
 
 #include <jansson.h>
@@ -19,7 +20,20 @@
 
 /* ==== JSON ================================================================================= */
 
-static json_t *jstr(const char *s) { return s ? json_string(s) : json_null(); }
+/* A JSON string of text from an input: jansson refuses invalid UTF-8 (it would drop the field),
+ * so such bytes become U+FFFD; control characters stay (JSON escapes them). */
+static json_t *jtext(const char *s)
+{
+    json_t *j = json_string(s ? s : "");
+    if (j)
+        return j;
+    char *c = dx_utf8_dup(s);
+    j = json_string(c ? c : "");
+    dx_free(c);
+    return j;
+}
+
+static json_t *jstr(const char *s) { return s ? jtext(s) : json_null(); }
 
 static json_t *jrank(int r) { return r >= 0 ? json_integer(r) : json_null(); }
 
@@ -29,7 +43,7 @@ static json_t *jtime(const dx_event *e)
         return json_null();
     char buf[64];
     dx_time_format(&e->time, buf, sizeof buf);
-    return json_string(buf);
+    return jtext(buf);
 }
 
 static double round3(double v) { return round(v * 1000.0) / 1000.0; }
@@ -45,13 +59,13 @@ static json_t *jfact(const char *v)
     long long n = strtoll(v, &end, 10);
     if (*v && !*end && (v[0] != '0' || !v[1]) && strlen(v) < 15)
         return json_integer(n);
-    return json_string(v);
+    return jtext(v);
 }
 
 static json_t *jevent(const ddx_report *rep, const dx_event *e)
 {
     json_t *o = json_object();
-    json_object_set_new(o, "path", json_string(rep->inputs[e->input].path));
+    json_object_set_new(o, "path", jtext(rep->inputs[e->input].path));
     json_object_set_new(o, "line", json_integer((json_int_t)e->line));
     json_object_set_new(o, "rank", jrank(e->rank));
     json_object_set_new(o, "time", jtime(e));
@@ -62,7 +76,7 @@ static json_t *jstrings(const char *const *v, size_t n)
 {
     json_t *a = json_array();
     for (size_t i = 0; i < n; i++)
-        json_array_append_new(a, json_string(v[i]));
+        json_array_append_new(a, jtext(v[i]));
     return a;
 }
 
@@ -77,16 +91,16 @@ static json_t *jfinding(const ddx_report *rep, const dx_finding *f)
 {
     const dx_ref *r = f->ref;
     json_t *o = json_object();
-    json_object_set_new(o, "id", json_string(r->id));
-    json_object_set_new(o, "title", json_string(r->title));
-    json_object_set_new(o, "category", json_string(r->category));
-    json_object_set_new(o, "kind", json_string(r->kind));
+    json_object_set_new(o, "id", jtext(r->id));
+    json_object_set_new(o, "title", jtext(r->title));
+    json_object_set_new(o, "category", jtext(r->category));
+    json_object_set_new(o, "kind", jtext(r->kind));
     json_object_set_new(o, "confidence", json_real(round3(f->confidence)));
-    json_object_set_new(o, "level", json_string(dx_level_name(f->confidence)));
+    json_object_set_new(o, "level", jtext(dx_level_name(f->confidence)));
     if (f->variant) {
         json_t *v = json_object();
-        json_object_set_new(v, "id", json_string(f->variant->id));
-        json_object_set_new(v, "title", json_string(f->variant->title));
+        json_object_set_new(v, "id", jtext(f->variant->id));
+        json_object_set_new(v, "title", jtext(f->variant->title));
         json_object_set_new(o, "variant", v);
     }
     json_t *ranks = json_array();
@@ -102,12 +116,12 @@ static json_t *jfinding(const ddx_report *rep, const dx_finding *f)
             continue;
         last_seq = d->ev->seq;
         json_t *e = jevent(rep, d->ev);
-        json_object_set_new(e, "role", json_string(dx_role_name(d->sig->role)));
-        json_object_set_new(e, "signal", json_string(d->sig->id));
-        json_object_set_new(e, "text", json_string(d->ev->text));
+        json_object_set_new(e, "role", jtext(dx_role_name(d->sig->role)));
+        json_object_set_new(e, "signal", jtext(d->sig->id));
+        json_object_set_new(e, "text", jtext(d->ev->text));
         json_object_set_new(e, "weight", json_real(round3(d->weight)));
         if (d->ev->caps)
-            json_object_set_new(e, "captures", json_string(d->ev->caps));
+            json_object_set_new(e, "captures", jtext(d->ev->caps));
         json_array_append_new(ev, e);
         k++;
     }
@@ -116,33 +130,33 @@ static json_t *jfinding(const ddx_report *rep, const dx_finding *f)
     for (size_t i = 0; i < f->ncontribs; i++) {
         json_t *c = json_object();
         json_object_set_new(c, "value", json_real(round3(f->contribs[i].value)));
-        json_object_set_new(c, "why", json_string(f->contribs[i].why));
+        json_object_set_new(c, "why", jtext(f->contribs[i].why));
         json_array_append_new(sc, c);
     }
     json_object_set_new(o, "score", sc);
     json_t *ch = json_array();
     for (size_t i = 0; i < f->nchecks; i++) {
         json_t *c = json_object();
-        json_object_set_new(c, "text", json_string(f->checks[i].chk->says));
-        json_object_set_new(c, "status", json_string(check_status(f->checks[i].status)));
-        json_object_set_new(c, "because", json_string(f->checks[i].because));
+        json_object_set_new(c, "text", jtext(f->checks[i].chk->says));
+        json_object_set_new(c, "status", jtext(check_status(f->checks[i].status)));
+        json_object_set_new(c, "because", jtext(f->checks[i].because));
         if (f->checks[i].chk->command)
-            json_object_set_new(c, "command", json_string(f->checks[i].chk->command));
+            json_object_set_new(c, "command", jtext(f->checks[i].chk->command));
         json_array_append_new(ch, c);
     }
     json_object_set_new(o, "checks", ch);
     json_t *fix = json_array();
     if (f->variant)
         for (size_t i = 0; i < f->variant->nfix; i++)
-            json_array_append_new(fix, json_string(f->variant->fix[i]));
+            json_array_append_new(fix, jtext(f->variant->fix[i]));
     for (size_t i = 0; i < r->nfix; i++)
-        json_array_append_new(fix, json_string(r->fix[i]));
+        json_array_append_new(fix, jtext(r->fix[i]));
     json_object_set_new(o, "fix", fix);
     json_t *nb = json_array();
     for (size_t i = 0; i < r->nneighbours; i++) {
         json_t *n = json_object();
-        json_object_set_new(n, "id", json_string(r->neighbours[i].id));
-        json_object_set_new(n, "tell", json_string(r->neighbours[i].tell));
+        json_object_set_new(n, "id", jtext(r->neighbours[i].id));
+        json_object_set_new(n, "tell", jtext(r->neighbours[i].tell));
         json_array_append_new(nb, n);
     }
     json_object_set_new(o, "neighbours", nb);
@@ -159,8 +173,7 @@ static json_t *junrec(const ddx_report *rep)
     int known = u->seq != DX_UNREC_NOWHERE && (size_t)(u->seq >> 40) < rep->ninputs;
     json_t *o = json_object();
     json_object_set_new(o, "rank", jrank(u->rank));
-    json_object_set_new(o, "path",
-                        known ? json_string(rep->inputs[u->seq >> 40].path) : json_null());
+    json_object_set_new(o, "path", known ? jtext(rep->inputs[u->seq >> 40].path) : json_null());
     json_object_set_new(o, "line",
                         known ? json_integer((json_int_t)(u->seq & DX_SEQ_LINE)) : json_null());
     json_object_set_new(o, "text", jstr(u->text));
@@ -323,13 +336,13 @@ int ddx_report_write_json(const ddx_report *rep, FILE *out, ddx_error *err)
 {
     json_t *root = json_object();
     json_object_set_new(root, "schema", json_integer(DDX_SCHEMA));
-    json_object_set_new(root, "ddx_version", json_string(DDX_VERSION));
+    json_object_set_new(root, "ddx_version", jtext(DDX_VERSION));
     json_t *inputs = json_array();
     for (size_t i = 0; i < rep->ninputs; i++) {
         const dx_input_info *in = &rep->inputs[i];
         json_t *o = json_object();
-        json_object_set_new(o, "path", json_string(in->path));
-        json_object_set_new(o, "kind", json_string(dx_kind_name(in->kind)));
+        json_object_set_new(o, "path", jtext(in->path));
+        json_object_set_new(o, "kind", jtext(dx_kind_name(in->kind)));
         json_t *ranks = json_array();
         for (size_t k = 0; k < in->nranks; k++)
             json_array_append_new(ranks, json_integer(in->ranks[k]));
@@ -348,7 +361,7 @@ int ddx_report_write_json(const ddx_report *rep, FILE *out, ddx_error *err)
     json_object_set_new(root, "culprit_reason", jstr(rep->culprit_why));
     json_t *cs = json_array();
     for (size_t i = 0; i < rep->nculprit_signals; i++)
-        json_array_append_new(cs, json_string(rep->culprit_signals[i]));
+        json_array_append_new(cs, jtext(rep->culprit_signals[i]));
     json_object_set_new(root, "culprit_signals", cs);
     json_object_set_new(root, "hang", jhang(rep));
     json_t *ranks = json_array();
@@ -358,14 +371,15 @@ int ddx_report_write_json(const ddx_report *rep, FILE *out, ddx_error *err)
             continue;
         dx_rank_view v;
         dx_job_rank_view(&rep->job, x, &v);
+        v.state = dx_view_state(rep, x->rank, v.state);
         json_t *o = json_object();
         char buf[64];
         json_object_set_new(o, "rank", json_integer(x->rank));
-        json_object_set_new(o, "state", json_string(dx_view_state(rep, x->rank, v.state)));
-        json_object_set_new(o, "host", x->host[0] ? json_string(x->host) : json_null());
+        json_object_set_new(o, "state", jtext(dx_view_state(rep, x->rank, v.state)));
+        json_object_set_new(o, "host", x->host[0] ? jtext(x->host) : json_null());
         json_object_set_new(o, "cuda_dev",
                             x->cuda_dev >= 0 ? json_integer(x->cuda_dev) : json_null());
-        json_object_set_new(o, "bus_id", x->bus_id[0] ? json_string(x->bus_id) : json_null());
+        json_object_set_new(o, "bus_id", x->bus_id[0] ? jtext(x->bus_id) : json_null());
         json_object_set_new(o, "pid", x->pid >= 0 ? json_integer(x->pid) : json_null());
         json_object_set_new(o, "progress",
                             v.has_prog
@@ -374,7 +388,7 @@ int ddx_report_write_json(const ddx_report *rep, FILE *out, ddx_error *err)
         json_object_set_new(o, "lines", json_integer((json_int_t)x->lines));
         if (x->has_time) {
             dx_time_format(&x->last_time, buf, sizeof buf);
-            json_object_set_new(o, "last_seen", json_string(buf));
+            json_object_set_new(o, "last_seen", jtext(buf));
         } else
             json_object_set_new(o, "last_seen", json_null());
         json_object_set_new(o, "first_error", jstr(x->first_error));
@@ -382,8 +396,7 @@ int ddx_report_write_json(const ddx_report *rep, FILE *out, ddx_error *err)
         json_object_set_new(o, "timeout_seq",
                             v.timeout_seq >= 0 ? json_integer(v.timeout_seq) : json_null());
         json_object_set_new(o, "timeout_op",
-                            v.timeout_op && v.timeout_op[0] ? json_string(v.timeout_op)
-                                                            : json_null());
+                            v.timeout_op && v.timeout_op[0] ? jtext(v.timeout_op) : json_null());
         json_object_set_new(o, "step_median_s",
                             v.step_median[0] > 0 ? json_real(round3(v.step_median[0]))
                                                  : json_null());
@@ -411,7 +424,7 @@ int ddx_report_write_json(const ddx_report *rep, FILE *out, ddx_error *err)
             snprintf(buf, sizeof buf, "%s:%llu", x->path, (unsigned long long)x->line);
         else
             snprintf(buf, sizeof buf, "%s", x->path);
-        json_object_set_new(fsrc, x->name, json_string(buf));
+        json_object_set_new(fsrc, x->name, jtext(buf));
     }
     json_object_set_new(root, "facts", facts);
     json_object_set_new(root, "fact_sources", fsrc);
@@ -421,14 +434,17 @@ int ddx_report_write_json(const ddx_report *rep, FILE *out, ddx_error *err)
         json_t *o = jevent(rep, t->ev);
         char buf[600];
         snprintf(buf, sizeof buf, "%s/%s: %s", t->ref->id, t->sig->id, t->ev->text);
-        json_object_set_new(o, "event", json_string(buf));
+        json_object_set_new(o, "event", jtext(buf));
         json_array_append_new(tl, o);
     }
     json_object_set_new(root, "timeline", tl);
     json_t *w = json_array();
     for (size_t i = 0; i < rep->nwarnings; i++)
-        json_array_append_new(w, json_string(rep->warnings[i]));
+        json_array_append_new(w, jtext(rep->warnings[i]));
     json_object_set_new(root, "warnings", w);
+    /* the inputs that could not be read at all (each has a warning and an "unreadable" input):
+       more than 0, the report is partial */
+    json_object_set_new(root, "unreadable_inputs", json_integer((json_int_t)rep->nunreadable));
     json_object_set_new(root, "noise_lines", json_integer((json_int_t)rep->noise_lines));
     json_t *noise = json_array();
     for (size_t r = 0; r < rep->kb->nrefs; r++) {
@@ -437,8 +453,8 @@ int ddx_report_write_json(const ddx_report *rep, FILE *out, ddx_error *err)
         if (!n)
             continue;
         json_t *o = jevent(rep, first);
-        json_object_set_new(o, "id", json_string(rep->kb->refs[r]->id));
-        json_object_set_new(o, "title", json_string(rep->kb->refs[r]->title));
+        json_object_set_new(o, "id", jtext(rep->kb->refs[r]->id));
+        json_object_set_new(o, "title", jtext(rep->kb->refs[r]->title));
         json_object_set_new(o, "count", json_integer((json_int_t)n));
         json_array_append_new(noise, o);
     }
@@ -447,6 +463,13 @@ int ddx_report_write_json(const ddx_report *rep, FILE *out, ddx_error *err)
 }
 
 /* ==== text ================================================================================= */
+
+/* Every name and text that comes from an input (paths, archive members, log lines, values,
+ * host names) goes out through put()/putn(): control characters, C1 codes and direction
+ * overrides are replaced, so no input can move the cursor, clear the screen or fake a line of
+ * the report. Only the report's own format strings and styles reach the terminal as they are. */
+static void put(FILE *out, const char *s) { dx_clean_write(out, s ? s : "", SIZE_MAX); }
+static void putn(FILE *out, const char *s, size_t max) { dx_clean_write(out, s ? s : "", max); }
 
 typedef struct style {
     const char *bold, *dim, *red, *yellow, *green, *cyan, *off;
@@ -467,7 +490,8 @@ static const char *level_color(const style *s, double c)
 
 static void write_event_where(FILE *out, const ddx_report *rep, const dx_event *e)
 {
-    fprintf(out, "%s:%llu", rep->inputs[e->input].path, (unsigned long long)e->line);
+    put(out, rep->inputs[e->input].path);
+    fprintf(out, ":%llu", (unsigned long long)e->line);
     if (e->rank >= 0)
         fprintf(out, " (rank %d)", e->rank);
     if (e->has_time) {
@@ -486,32 +510,73 @@ static void write_unrec(FILE *out, const ddx_report *rep, const style *s)
             "explains it\n",
             s->bold, s->off);
     fputs("  ", out);
-    if (u->seq != DX_UNREC_NOWHERE && (size_t)(u->seq >> 40) < rep->ninputs)
-        fprintf(out, "%s:%llu", rep->inputs[u->seq >> 40].path,
-                (unsigned long long)(u->seq & DX_SEQ_LINE));
-    else
+    if (u->seq != DX_UNREC_NOWHERE && (size_t)(u->seq >> 40) < rep->ninputs) {
+        put(out, rep->inputs[u->seq >> 40].path);
+        fprintf(out, ":%llu", (unsigned long long)(u->seq & DX_SEQ_LINE));
+    } else
         fputs("the launcher's report", out);
     if (u->rank >= 0)
         fprintf(out, " (rank %d)", u->rank);
-    fprintf(out, "\n    %s\n", u->text);
+    fputs("\n    ", out);
+    put(out, u->text);
+    fputc('\n', out);
     if (!u->original)
         fputs("  This line echoes a failure elsewhere (a peer's crash, a launcher's signal): the "
               "process that failed first left no error in the inputs.\n",
               out);
     if (u->nnearest) {
         fputs("  closest references (to read, not findings):\n", out);
-        for (size_t i = 0; i < u->nnearest; i++)
-            fprintf(out, "    %s%s%s: %s\n", s->bold, u->nearest[i].ref->id, s->off,
-                    u->nearest[i].why);
+        for (size_t i = 0; i < u->nnearest; i++) {
+            fprintf(out, "    %s", s->bold);
+            put(out, u->nearest[i].ref->id);
+            fprintf(out, "%s: ", s->off);
+            put(out, u->nearest[i].why);
+            fputc('\n', out);
+        }
     }
+}
+
+/* The evidence lines a short report shows: at most max, one line per rank before any rank's
+ * second line (and lines without a rank among the first), then in time order. */
+static size_t pick_evidence(const dx_finding *f, size_t max, size_t *pick)
+{
+    size_t n = 0;
+    for (int pass = 0; pass < 2 && n < max; pass++) {
+        uint64_t last_seq = UINT64_MAX;
+        for (size_t i = 0; i < f->nevid && n < max; i++) {
+            const dx_evid *d = &f->evid[i];
+            if (d->ev->seq == last_seq)
+                continue;
+            last_seq = d->ev->seq;
+            int taken = 0, rank_seen = 0;
+            for (size_t k = 0; k < n; k++) {
+                taken |= f->evid[pick[k]].ev->seq == d->ev->seq;
+                rank_seen |= d->ev->rank >= 0 && f->evid[pick[k]].ev->rank == d->ev->rank;
+            }
+            if (taken || (pass == 0 && rank_seen))
+                continue;
+            pick[n++] = i;
+        }
+    }
+    /* back in time order (evid is sorted by time, so by index) */
+    for (size_t a = 1; a < n; a++)
+        for (size_t b = a; b > 0 && pick[b - 1] > pick[b]; b--) {
+            size_t t = pick[b];
+            pick[b] = pick[b - 1];
+            pick[b - 1] = t;
+        }
+    return n;
 }
 
 static void write_finding(FILE *out, const ddx_report *rep, const dx_finding *f, int verbose,
                           const style *s)
 {
     const dx_ref *r = f->ref;
-    fprintf(out, "%s%s%s  %s\n", s->bold, r->id, s->off, r->title);
-    fprintf(out, "  %s%s%s, confidence %.2f", level_color(s, f->confidence),
+    fprintf(out, "%s", s->bold);
+    put(out, r->id);
+    fprintf(out, "%s  ", s->off);
+    put(out, r->title);
+    fprintf(out, "\n  %s%s%s, confidence %.2f", level_color(s, f->confidence),
             dx_level_name(f->confidence), s->off, f->confidence);
     if (f->nranks) {
         fprintf(out, "; rank%s ", f->nranks > 1 ? "s" : "");
@@ -521,8 +586,11 @@ static void write_finding(FILE *out, const ddx_report *rep, const dx_finding *f,
             fprintf(out, ",... (%zu)", f->nranks);
     }
     fputc('\n', out);
-    if (f->variant)
-        fprintf(out, "  cause: %s\n", f->variant->title);
+    if (f->variant) {
+        fputs("  cause: ", out);
+        put(out, f->variant->title);
+        fputc('\n', out);
+    }
     if (f->first) {
         fprintf(out, "  started: ");
         write_event_where(out, rep, f->first);
@@ -534,18 +602,22 @@ static void write_finding(FILE *out, const ddx_report *rep, const dx_finding *f,
         /* proved by facts alone: say which */
         fprintf(out, "  %sbecause%s\n", s->bold, s->off);
         for (size_t i = 1; i < f->ncontribs; i++)
-            if (f->contribs[i].value > 0)
-                fprintf(out, "    %s\n", f->contribs[i].why);
+            if (f->contribs[i].value > 0) {
+                fputs("    ", out);
+                put(out, f->contribs[i].why);
+                fputc('\n', out);
+            }
     }
-    uint64_t last_seq = UINT64_MAX;
-    size_t max = verbose ? f->nevid : EVIDENCE_TEXT_MAX;
-    for (size_t i = 0, k = 0; i < f->nevid && k < max; i++) {
-        const dx_evid *d = &f->evid[i];
-        if (d->ev->seq == last_seq)
-            continue;
-        last_seq = d->ev->seq;
-        fprintf(out, "    %s%s:%llu%s", s->dim, rep->inputs[d->ev->input].path,
-                (unsigned long long)d->ev->line, s->off);
+    size_t max = verbose ? f->nevid : EVIDENCE_TEXT_MAX, npick;
+    size_t pick_small[EVIDENCE_TEXT_MAX], *pick = pick_small;
+    if (verbose && !(pick = dx_calloc(f->nevid ? f->nevid : 1, sizeof *pick)))
+        pick = pick_small, max = EVIDENCE_TEXT_MAX;
+    npick = pick_evidence(f, max, pick);
+    for (size_t k = 0; k < npick; k++) {
+        const dx_evid *d = &f->evid[pick[k]];
+        fprintf(out, "    %s", s->dim);
+        put(out, rep->inputs[d->ev->input].path);
+        fprintf(out, ":%llu%s", (unsigned long long)d->ev->line, s->off);
         if (d->ev->rank >= 0)
             fprintf(out, " %s[rank %d]%s", s->cyan, d->ev->rank, s->off);
         /* at most 200 bytes, cut before a character, not inside one */
@@ -553,9 +625,12 @@ static void write_finding(FILE *out, const ddx_report *rep, const dx_finding *f,
         if (n > 200)
             for (n = 200; n && ((unsigned char)d->ev->text[n] & 0xC0) == 0x80; n--)
                 ;
-        fprintf(out, " %s: %.*s\n", dx_role_name(d->sig->role), (int)n, d->ev->text);
-        k++;
+        fprintf(out, " %s: ", dx_role_name(d->sig->role));
+        putn(out, d->ev->text, n);
+        fputc('\n', out);
     }
+    if (pick != pick_small)
+        dx_free(pick);
     if (f->nchecks) {
         fprintf(out, "  %schecks%s\n", s->bold, s->off);
         for (size_t i = 0; i < f->nchecks; i++) {
@@ -566,39 +641,250 @@ static void write_finding(FILE *out, const ddx_report *rep, const dx_finding *f,
             const char *col = c->status == DX_CHECK_CONFIRMED      ? s->green
                               : c->status == DX_CHECK_CONTRADICTED ? s->red
                                                                    : "";
-            fprintf(out, "    %s%s%s %s\n", col, mark, s->off, c->chk->says);
-            if (c->status != DX_CHECK_NOT_VISIBLE || verbose || c->chk->command)
-                fprintf(out, "        %s%s%s\n", s->dim,
-                        c->status == DX_CHECK_NOT_VISIBLE && c->chk->command && !verbose
-                            ? c->chk->command
-                            : c->because,
-                        s->off);
+            fprintf(out, "    %s%s%s ", col, mark, s->off);
+            put(out, c->chk->says);
+            fputc('\n', out);
+            if (c->status != DX_CHECK_NOT_VISIBLE || verbose || c->chk->command) {
+                fprintf(out, "        %s", s->dim);
+                put(out, c->status == DX_CHECK_NOT_VISIBLE && c->chk->command && !verbose
+                             ? c->chk->command
+                             : c->because);
+                fprintf(out, "%s\n", s->off);
+            }
         }
     }
     size_t nfix = (f->variant ? f->variant->nfix : 0) + r->nfix;
     if (nfix) {
         fprintf(out, "  %sfix%s\n", s->bold, s->off);
         size_t k = 1;
-        if (f->variant)
-            for (size_t i = 0; i < f->variant->nfix; i++)
-                fprintf(out, "    %zu. %s\n", k++, f->variant->fix[i]);
-        for (size_t i = 0; i < r->nfix; i++)
-            fprintf(out, "    %zu. %s\n", k++, r->fix[i]);
+        for (size_t i = 0; f->variant && i < f->variant->nfix; i++) {
+            fprintf(out, "    %zu. ", k++);
+            put(out, f->variant->fix[i]);
+            fputc('\n', out);
+        }
+        for (size_t i = 0; i < r->nfix; i++) {
+            fprintf(out, "    %zu. ", k++);
+            put(out, r->fix[i]);
+            fputc('\n', out);
+        }
     }
     if (r->nsources) {
         fprintf(out, "  %ssources%s\n", s->bold, s->off);
-        for (size_t i = 0; i < r->nsources && (verbose || i < 3); i++)
-            fprintf(out, "    %s\n", r->sources[i]);
+        for (size_t i = 0; i < r->nsources && (verbose || i < 3); i++) {
+            fputs("    ", out);
+            put(out, r->sources[i]);
+            fputc('\n', out);
+        }
     }
     if (verbose) {
         fprintf(out, "  %swhy this score%s (log-odds)\n", s->bold, s->off);
-        for (size_t i = 0; i < f->ncontribs; i++)
-            fprintf(out, "    %+6.2f  %s\n", f->contribs[i].value, f->contribs[i].why);
-        for (size_t i = 0; i < r->nneighbours; i++)
-            fprintf(out, "  not to confuse with %s: %s\n", r->neighbours[i].id,
-                    r->neighbours[i].tell);
+        for (size_t i = 0; i < f->ncontribs; i++) {
+            fprintf(out, "    %+6.2f  ", f->contribs[i].value);
+            put(out, f->contribs[i].why);
+            fputc('\n', out);
+        }
+        for (size_t i = 0; i < r->nneighbours; i++) {
+            fputs("  not to confuse with ", out);
+            put(out, r->neighbours[i].id);
+            fputs(": ", out);
+            put(out, r->neighbours[i].tell);
+            fputc('\n', out);
+        }
     }
 }
+
+/* ---- the ranks of a job -------------------------------------------------------------------- */
+
+/* One rank's row, less its number: the state and what the readings say. */
+static void write_rank_row(FILE *out, const dx_rank *x, const dx_rank_view *v, int with_time)
+{
+    fprintf(out, with_time ? "%-9s" : "%s", v->state);
+    if (with_time) {
+        char t[64] = "-";
+        if (x->has_time)
+            dx_time_format(&x->last_time, t, sizeof t);
+        fprintf(out, "  last seen %s", t);
+    }
+    if (with_time && x->host[0]) {
+        fputs("  on ", out);
+        put(out, x->host);
+    }
+    if (with_time && x->cuda_dev >= 0)
+        fprintf(out, " gpu %d", x->cuda_dev);
+    if (with_time && x->pid >= 0)
+        fprintf(out, " pid %lld", x->pid);
+    if (v->has_prog)
+        fprintf(out, "  step %lld/%lld", v->prog_n, v->prog_m);
+    const char *op = v->timeout_op && v->timeout_op[0] ? v->timeout_op : NULL;
+    if (v->timed_out) {
+        fputs("  in ", out);
+        put(out, op ? op : v->timeout_seq >= 0 ? "collective" : "a collective");
+        if (v->timeout_seq >= 0)
+            fprintf(out, " #%lld", v->timeout_seq);
+    }
+    if (v->has_last_completed)
+        fprintf(out, "  last completed %lld", v->last_completed);
+    if (with_time && v->step_median[0] > 0)
+        fprintf(out, "  step %.3fs", v->step_median[0]);
+    if (with_time && v->nstep[1] >= 5)
+        fprintf(out, "  data wait %.3fs", v->step_median[1]);
+    if (v->slow_data)
+        fprintf(out, "  (waits for data %.0f%% of its step)", 100 * (1 - v->rel_speed));
+    else if (v->slow)
+        fprintf(out, "  (%.0f%% of the fastest rank's speed)", 100 * v->rel_speed);
+    if (v->waits_in) {
+        fputs("  waits in ", out);
+        put(out, v->waits_in);
+    }
+    if (x->first_error) {
+        fputs("  ", out);
+        putn(out, x->first_error, 100);
+    }
+}
+
+/* The row of a rank with its number, as --verbose lists every rank. */
+static void write_rank_line(FILE *out, const ddx_report *rep, const dx_rank *x)
+{
+    dx_rank_view v;
+    dx_job_rank_view(&rep->job, x, &v);
+    v.state = dx_view_state(rep, x->rank, v.state);
+    fprintf(out, "  %5d  ", x->rank);
+    write_rank_row(out, x, &v, 1);
+    fputc('\n', out);
+}
+
+typedef struct rank_row {
+    const dx_rank *x;
+    int order;     /* culprit 0, failed 1, silent 2, slow 3, unreadable 4, timed out 5, healthy 6 */
+    char key[256]; /* the row without the rank, its time and identity: equal rows collapse */
+} rank_row;
+
+static int rank_order(const ddx_report *rep, const dx_rank *x, const char *state)
+{
+    for (size_t i = 0; i < rep->nculprit_ranks; i++)
+        if (rep->culprit_ranks[i] == x->rank)
+            return 0;
+    static const char *const states[] = {"failed",     "silent",    "slow",
+                                         "unreadable", "timed out", "healthy"};
+    for (size_t i = 0; i < DX_ARRAY_LEN(states); i++)
+        if (!strcmp(state, states[i]))
+            return (int)i + 1;
+    return 6;
+}
+
+static int cmp_rank_row(const void *a, const void *b)
+{
+    const rank_row *x = a, *y = b;
+    if (x->order != y->order)
+        return x->order - y->order;
+    int k = strcmp(x->key, y->key);
+    return k ? k : x->x->rank - y->x->rank;
+}
+
+/* "0-508, 510, 512-1023": the ranks of rows[from..to), which are sorted by rank within a key. */
+static void write_rank_list(FILE *out, const rank_row *rows, size_t from, size_t to, size_t max)
+{
+    size_t shown = 0;
+    for (size_t i = from; i < to;) {
+        size_t j = i;
+        while (j + 1 < to && rows[j + 1].x->rank == rows[j].x->rank + 1)
+            j++;
+        if (shown++ == max) {
+            fputs(", ...", out);
+            return;
+        }
+        fprintf(out, "%s%d", i > from ? ", " : "", rows[i].x->rank);
+        if (j > i)
+            fprintf(out, "%s%d", j == i + 1 ? ", " : "-", rows[j].x->rank);
+        i = j + 1;
+    }
+}
+
+/* The ranks table of a short report: the culprit ranks, then failed, silent, slow and unreadable
+ * ranks one a line (at most RANKS_ONE_BY_ONE of them), then the other ranks in groups of
+ * identical rows ("509 ranks  timed out  in ALLREDUCE #4821: 0-508"). A job of any size takes a
+ * few lines. */
+#define RANKS_ONE_BY_ONE 8
+#define RANK_GROUPS_MAX 8
+#define RANKS_SMALL_JOB 16 /* a job this small: every rank on its own line, the notable first */
+static int write_ranks_short(FILE *out, const ddx_report *rep)
+{
+    const dx_job_model *jm = &rep->job;
+    rank_row *rows = dx_calloc(jm->nranks ? jm->nranks : 1, sizeof *rows);
+    if (!rows)
+        return DDX_ENOMEM;
+    size_t n = 0;
+    for (size_t r = 0; r < jm->nby && n < jm->nranks; r++) {
+        const dx_rank *x = jm->by_rank[r];
+        if (!x)
+            continue;
+        dx_rank_view v;
+        dx_job_rank_view(jm, x, &v);
+        v.state = dx_view_state(rep, x->rank, v.state);
+        rank_row *w = &rows[n++];
+        w->x = x;
+        w->order = rank_order(rep, x, v.state);
+        FILE *k = fmemopen(w->key, sizeof w->key - 1, "w");
+        if (k) {
+            write_rank_row(k, x, &v, 0);
+            fclose(k);
+        }
+    }
+    qsort(rows, n, sizeof *rows, cmp_rank_row);
+    size_t one = 0, groups = 0;
+    for (size_t i = 0; i < n;) {
+        size_t j = i + 1;
+        while (j < n && rows[j].order == rows[i].order && !strcmp(rows[j].key, rows[i].key))
+            j++;
+        int alone =
+            (rows[i].order <= 4 && one + (j - i) <= RANKS_ONE_BY_ONE) || n <= RANKS_SMALL_JOB;
+        if (alone || j - i == 1) {
+            for (size_t k = i; k < j; k++, one++) {
+                if (!alone && one >= RANKS_ONE_BY_ONE + RANK_GROUPS_MAX)
+                    break;
+                write_rank_line(out, rep, rows[k].x);
+            }
+        } else {
+            if (groups++ == RANK_GROUPS_MAX) {
+                fprintf(out, "  ... %zu ranks in all (--verbose lists them)\n", jm->nranks);
+                break;
+            }
+            fprintf(out, "  %zu ranks  ", j - i);
+            put(out, rows[i].key);
+            fputs(": ", out);
+            write_rank_list(out, rows, i, j, 12);
+            fputc('\n', out);
+        }
+        i = j;
+    }
+    dx_free(rows);
+    return DDX_OK;
+}
+
+/* ---- a long stretch without progress ------------------------------------------------------- */
+
+/* "no progress for 1 h 52 min before the time limit": a job that stopped making progress long
+ * before it ended (a hang the scheduler's time limit ended, or a log that goes on without steps). */
+static void write_progress_gap(FILE *out, const ddx_report *rep)
+{
+    double gap;
+    int limit;
+    dx_time last;
+    if (!dx_progress_gap(&rep->job, &gap, &limit, &last))
+        return;
+    long min = (long)(gap / 60);
+    char when[48];
+    dx_time_format(&last, when, sizeof when);
+    fputs("\nno progress for ", out);
+    if (min >= 60)
+        fprintf(out, "%ld h %ld min", min / 60, min % 60);
+    else
+        fprintf(out, "%ld min", min);
+    fprintf(out, " before %s (the last progress line at %s)\n",
+            limit ? "the time limit" : "the end of the log", when);
+}
+
+/* ---- the flight recorder ------------------------------------------------------------------- */
 
 /* The answer to "which rank, on which node, stuck where, how sure", first. */
 static void write_hang(FILE *out, const ddx_report *rep, const style *s)
@@ -615,7 +901,8 @@ static void write_hang(FILE *out, const ddx_report *rep, const style *s)
             const char *sep = "";
             fputs(" (", out);
             if (x->host[0]) {
-                fprintf(out, "on %s", x->host);
+                fputs("on ", out);
+                put(out, x->host);
                 sep = ", ";
             }
             if (x->cuda_dev >= 0) {
@@ -632,9 +919,13 @@ static void write_hang(FILE *out, const ddx_report *rep, const style *s)
     fprintf(out, " hold%s up the others\n", n > 1 ? "" : "s");
     const char *where = hang_where(rep);
     if (where && where == rep->frv.where)
-        fprintf(out, "  where: rank %d %s\n", rep->culprit, where);
+        fprintf(out, "  where: rank %d ", rep->culprit);
     else if (where)
-        fprintf(out, "  evidence: %s\n", where);
+        fputs("  evidence: ", out);
+    if (where) {
+        put(out, where);
+        fputc('\n', out);
+    }
     const dx_finding *f = &rep->f[0];
     fprintf(out, "  how sure: %s%s %.2f%s (%s); %s\n", level_color(s, f->confidence),
             dx_level_name(f->confidence), f->confidence, s->off, f->ref->id,
@@ -677,7 +968,9 @@ static void write_flight_recorder(FILE *out, const ddx_report *rep, int verbose,
     size_t shown = 0;
     for (size_t i = 0; i < rep->nfrf; i++)
         if (verbose || i < 4 || rep->frf[i].kind == DX_FR_EMPTY_DUMP) {
-            fprintf(out, "  %s: %s\n", dx_frdump_kind_name(rep->frf[i].kind), rep->frf[i].why);
+            fprintf(out, "  %s: ", dx_frdump_kind_name(rep->frf[i].kind));
+            put(out, rep->frf[i].why);
+            fputc('\n', out);
             shown++;
         }
     if (shown < rep->nfrf)
@@ -695,8 +988,8 @@ int ddx_report_write_text(const ddx_report *rep, int flags, FILE *out, ddx_error
     if (!rep->nkept && rep->unrec) {
         write_unrec(out, rep, &s);
     } else if (!rep->nkept) {
-        fprintf(out, "No known failure found in %zu input%s (%llu lines).\n", rep->ninputs,
-                rep->ninputs == 1 ? "" : "s", (unsigned long long)lines);
+        fprintf(out, "No known failure found in %zu input%s (%llu lines).\n", rep->nread,
+                rep->nread == 1 ? "" : "s", (unsigned long long)lines);
         if (rep->nf && !rep->all)
             fprintf(out,
                     "%zu weak candidate%s below the reporting threshold; see them with "
@@ -709,8 +1002,10 @@ int ddx_report_write_text(const ddx_report *rep, int flags, FILE *out, ddx_error
         }
         if (i >= 1 && !verbose) {
             const dx_finding *f = &rep->f[i];
-            fprintf(out, "  %s%s%s (%s %.2f) %s", s.bold, f->ref->id, s.off,
-                    dx_level_name(f->confidence), f->confidence, f->ref->title);
+            fprintf(out, "  %s", s.bold);
+            put(out, f->ref->id);
+            fprintf(out, "%s (%s %.2f) ", s.off, dx_level_name(f->confidence), f->confidence);
+            put(out, f->ref->title);
             if (f->first) {
                 fputs(" - ", out);
                 write_event_where(out, rep, f->first);
@@ -723,59 +1018,36 @@ int ddx_report_write_text(const ddx_report *rep, int flags, FILE *out, ddx_error
         write_finding(out, rep, &rep->f[i], verbose, &s);
     }
     if (rep->culprit >= 0) {
-        fprintf(out, "\nCulprit rank: %s%d%s (%s)\n", s.bold, rep->culprit, s.off,
-                rep->culprit_why ? rep->culprit_why : "");
-        for (size_t i = 0; verbose && i < rep->nculprit_signals; i++)
-            fprintf(out, "  - %s\n", rep->culprit_signals[i]);
-    }
-    if (rep->job.nranks > 1 && (verbose || rep->nkept)) {
-        size_t shown = 0, max = verbose ? 4096 : 8;
-        fprintf(out, "\n%sranks%s\n", s.bold, s.off);
-        for (size_t r = 0; r < rep->job.nby; r++) {
-            const dx_rank *x = rep->job.by_rank[r];
-            if (!x)
-                continue;
-            if (shown++ == max) {
-                fprintf(out, "  ... %zu ranks in all (--verbose lists them)\n", rep->job.nranks);
-                break;
-            }
-            dx_rank_view v;
-            dx_job_rank_view(&rep->job, x, &v);
-            char t[64] = "-";
-            if (x->has_time)
-                dx_time_format(&x->last_time, t, sizeof t);
-            fprintf(out, "  %5d  %-9s  last seen %s", x->rank, dx_view_state(rep, x->rank, v.state),
-                    t);
-            if (x->host[0])
-                fprintf(out, "  on %s", x->host);
-            if (x->cuda_dev >= 0)
-                fprintf(out, " gpu %d", x->cuda_dev);
-            if (x->pid >= 0)
-                fprintf(out, " pid %lld", x->pid);
-            if (v.has_prog)
-                fprintf(out, "  step %lld/%lld", v.prog_n, v.prog_m);
-            const char *op = v.timeout_op && v.timeout_op[0] ? v.timeout_op : NULL;
-            if (v.timed_out && v.timeout_seq >= 0)
-                fprintf(out, "  in %s #%lld", op ? op : "collective", v.timeout_seq);
-            else if (v.timed_out)
-                fprintf(out, "  in %s", op ? op : "a collective");
-            if (v.has_last_completed)
-                fprintf(out, "  last completed %lld", v.last_completed);
-            if (v.step_median[0] > 0)
-                fprintf(out, "  step %.3fs", v.step_median[0]);
-            if (v.nstep[1] >= 5)
-                fprintf(out, "  data wait %.3fs", v.step_median[1]);
-            if (v.slow_data)
-                fprintf(out, "  (waits for data %.0f%% of its step)", 100 * (1 - v.rel_speed));
-            else if (v.slow)
-                fprintf(out, "  (%.0f%% of the fastest rank's speed)", 100 * v.rel_speed);
-            if (v.waits_in)
-                fprintf(out, "  waits in %s", v.waits_in);
-            if (x->first_error)
-                fprintf(out, "  %.100s", x->first_error);
+        fprintf(out, "\nCulprit rank: %s%d%s (", s.bold, rep->culprit, s.off);
+        put(out, rep->culprit_why);
+        fputs(")\n", out);
+        for (size_t i = 0; verbose && i < rep->nculprit_signals; i++) {
+            fputs("  - ", out);
+            put(out, rep->culprit_signals[i]);
             fputc('\n', out);
         }
     }
+    if (rep->job.nranks > 1 && (verbose || rep->nkept)) {
+        fprintf(out, "\n%sranks%s\n", s.bold, s.off);
+        if (!verbose) {
+            if (write_ranks_short(out, rep))
+                return dx_err(err, DDX_ENOMEM, "out of memory");
+        } else {
+            size_t shown = 0;
+            for (size_t r = 0; r < rep->job.nby; r++) {
+                const dx_rank *x = rep->job.by_rank[r];
+                if (!x)
+                    continue;
+                if (shown++ == 4096) {
+                    fprintf(out, "  ... %zu ranks in all (the JSON report has them all)\n",
+                            rep->job.nranks);
+                    break;
+                }
+                write_rank_line(out, rep, x);
+            }
+        }
+    }
+    write_progress_gap(out, rep);
     write_flight_recorder(out, rep, verbose, &s);
     size_t nused = 0;
     for (size_t i = 0; i < rep->facts.n; i++)
@@ -786,7 +1058,12 @@ int ddx_report_write_text(const ddx_report *rep, int flags, FILE *out, ddx_error
             const dx_fact *x = &rep->facts.v[i];
             if (!verbose && !x->used)
                 continue;
-            fprintf(out, "  %s = %s  %s(%s", x->name, x->value, s.dim, x->path);
+            fputs("  ", out);
+            put(out, x->name);
+            fputs(" = ", out);
+            put(out, x->value);
+            fprintf(out, "  %s(", s.dim);
+            put(out, x->path);
             if (x->line)
                 fprintf(out, ":%llu", (unsigned long long)x->line);
             fprintf(out, ")%s%s\n", s.off, verbose && x->used ? "  [used]" : "");
@@ -798,7 +1075,11 @@ int ddx_report_write_text(const ddx_report *rep, int flags, FILE *out, ddx_error
             const dx_tl *t = &rep->timeline[i];
             fputs("  ", out);
             write_event_where(out, rep, t->ev);
-            fprintf(out, " %s/%s\n", t->ref->id, t->sig->id);
+            fputc(' ', out);
+            put(out, t->ref->id);
+            fputc('/', out);
+            put(out, t->sig->id);
+            fputc('\n', out);
         }
     }
     if (verbose && rep->noise_lines) {
@@ -809,19 +1090,32 @@ int ddx_report_write_text(const ddx_report *rep, int flags, FILE *out, ddx_error
                 strcmp(rep->kb->refs[r]->kind, "noise") ? 0 : dx_report_noise(rep, r, &first);
             if (!n)
                 continue;
-            fprintf(out, "  %zu x %s (%s), first at ", n, rep->kb->refs[r]->id,
-                    rep->kb->refs[r]->title);
+            fprintf(out, "  %zu x ", n);
+            put(out, rep->kb->refs[r]->id);
+            fputs(" (", out);
+            put(out, rep->kb->refs[r]->title);
+            fputs("), first at ", out);
             write_event_where(out, rep, first);
             fputc('\n', out);
         }
     }
-    for (size_t i = 0; i < rep->nwarnings; i++)
-        fprintf(out, "%swarning:%s %s\n", s.yellow, s.off, rep->warnings[i]);
+    if (!(flags & DDX_TEXT_NO_WARNINGS))
+        for (size_t i = 0; i < rep->nwarnings; i++) {
+            fprintf(out, "%swarning:%s ", s.yellow, s.off);
+            put(out, rep->warnings[i]);
+            fputc('\n', out);
+        }
+    else if (rep->nwarnings)
+        fprintf(out, "\n%s%zu warning%s about the inputs, shown as they came%s\n", s.yellow,
+                rep->nwarnings, rep->nwarnings == 1 ? "" : "s", s.off);
+    if (rep->nunreadable)
+        fprintf(out, "%sPartial report: %zu input%s could not be read (see the warnings).%s\n",
+                s.yellow, rep->nunreadable, rep->nunreadable == 1 ? "" : "s", s.off);
     if (rep->nkept && !verbose)
         fprintf(out, "\n%sMore: --verbose (score terms, facts, timeline), --json.%s\n", s.dim,
                 s.off);
     if (ferror(out))
-        return dx_err(err, DDX_EIO, "cannot write the output");
+        return dx_err(err, DDX_EIO, "cannot write the output: %s", strerror(errno));
     return DDX_OK;
 }
 

@@ -10,6 +10,8 @@
  */
 #include "sigcond.h"
 
+#include <strings.h>
+
 #include "match.h"
 
 typedef struct held {
@@ -177,11 +179,33 @@ static int has_word(const char *s, size_t n)
     return 0;
 }
 
+/* Is the line a poster's mark that text was left out ("[...]", "...", "…", "<snip>",
+ * "(truncated)")? The log went on past it, so a line before it was not the job's last. */
+static int is_elision(const char *s, size_t n)
+{
+    while (n && (s[n - 1] == ' ' || s[n - 1] == '\t'))
+        n--;
+    while (n && (*s == ' ' || *s == '\t'))
+        s++, n--;
+    if (n >= 2 && strchr("[(<", s[0]) && strchr("])>", s[n - 1]))
+        s++, n -= 2;
+    if (!n)
+        return 0;
+    static const char *const words[] = {"snip", "snipped", "truncated", "omitted", "\xe2\x80\xa6"};
+    for (size_t k = 0; k < DX_ARRAY_LEN(words); k++)
+        if (n == strlen(words[k]) && !strncasecmp(s, words[k], n))
+            return 1;
+    size_t dots = 0;
+    while (dots < n && s[dots] == '.')
+        dots++;
+    return dots == n && dots >= 3;
+}
+
 void dx_sigcond_line(dx_sigcond_state *c, uint32_t input, uint64_t seq, const char *body,
                      size_t len)
 {
     (void)input;
-    if (!c || !has_word(body, len))
+    if (!c || !(has_word(body, len) || is_elision(body, len)))
         return;
     for (size_t i = 0; i < c->nrules; i++) {
         rule *r = &c->rules[i];

@@ -322,6 +322,26 @@ static int dy_from_watchdog(dx_job_model *jm, dy_state *st, int pass, const dx_r
     return 1;
 }
 
+/* Whether every usable timeout of the pass agrees with the first (same operation, and at pass 0
+ * the same SeqNum and size): then no rank is alone, and the comparison of each rank with all the
+ * others (quadratic in ranks) has nothing to find. */
+static int wd_all_agree(const dx_job_model *jm, int pass)
+{
+    const dx_timeout *t0 = NULL;
+    for (size_t b = 0; b < jm->nby; b++) {
+        const dx_timeout *t = dx_watchdog_of(jm, jm->by_rank[b]);
+        if (!wd_usable(t, pass))
+            continue;
+        if (!t0) {
+            t0 = t;
+            continue;
+        }
+        if (strcmp(t->op, t0->op) || (pass == 0 && (t->seq != t0->seq || t->numel != t0->numel)))
+            return 0;
+    }
+    return 1;
+}
+
 static void dy_find(dx_job_model *jm, dy_state *st)
 {
     for (size_t a = 0; a < jm->nby; a++) {
@@ -336,7 +356,7 @@ static void dy_find(dx_job_model *jm, dy_state *st)
      * timed-out ranks stuck in different operations at all (their SeqNums may differ when one
      * rank skipped or added a collective earlier) */
     for (int pass = 0; pass < 2; pass++)
-        for (size_t a = 0; a < jm->nby; a++)
+        for (size_t a = 0, agree = wd_all_agree(jm, pass); a < jm->nby && !agree; a++)
             if (wd_usable(dx_watchdog_of(jm, jm->by_rank[a]), pass) &&
                 dy_from_watchdog(jm, st, pass, jm->by_rank[a]))
                 return;

@@ -24,7 +24,7 @@
 
 /* ==== progress ============================================================================== */
 
-enum { PR_STEP, PR_TQDM, PR_TRAIN_DONE, PR_BAR_CLEARED };
+enum { PR_STEP, PR_TQDM, PR_TRAIN_DONE, PR_BAR_CLEARED, PR_TIME_LIMIT };
 
 static const dx_signal pr_patterns[] = {
     /* progress as trainers print it: "step 3/6", "Step: 10/100", Megatron's
@@ -46,6 +46,15 @@ static const dx_signal pr_patterns[] = {
     /* a bar closed with leave=False: tqdm overwrites it with spaces */
     [PR_BAR_CLEARED] = {"job-bar-cleared", DX_ROLE_NOISE, 0, "^ {20,}\\r?$",
                         "tqdm (std.py close(): the bar's line blanked when leave=False)", 0},
+    /* the scheduler's time limit, and when it struck (the end of a job that stopped making
+       progress long before) */
+    [PR_TIME_LIMIT] = {"job-time-limit", DX_ROLE_NOISE, 0,
+                       "\\*\\*\\* (?:JOB|STEP) \\S+(?: ON \\S+)? CANCELLED AT "
+                       "(?<at>\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d) DUE TO TIME LIMIT",
+                       "slurm src/slurmd/slurmstepd/req.c (\"*** %s ON %s CANCELLED AT %s DUE TO "
+                       "TIME LIMIT ***\"; older releases omit \"ON host\") and src/srun "
+                       "(\"*** STEP %u.%u CANCELLED AT %s DUE TO TIME LIMIT ***\")",
+                       0},
 };
 
 typedef struct pr_state {
@@ -54,6 +63,9 @@ typedef struct pr_state {
        "" none, and whether that bar's loop ended (n = total, or the bar blanked) */
     char bar0[48];
     int bar0_closed;
+    /* the latest time a progress line carried (any rank), and the time limit's, when seen */
+    int has_prog_t, has_limit_t;
+    dx_time prog_t, limit_t;
 } pr_state;
 
 typedef struct pr_rank {
@@ -85,6 +97,32 @@ const char *dx_progress_done_what(const dx_job_model *jm)
     return st ? st->done_what : "";
 }
 
+int dx_progress_gap(const dx_job_model *jm, double *seconds, int *time_limit, dx_time *last)
+{
+    const pr_state *st = dx_job_state(jm, &dx_reading_progress);
+    if (!st || !st->has_prog_t)
+        return 0;
+    /* the end: when the time limit struck, or the last line any rank printed with a time */
+    int has_end = st->has_limit_t;
+    dx_time end = st->limit_t;
+    for (size_t r = 0; !st->has_limit_t && r < jm->nby; r++) {
+        const dx_rank *x = jm->by_rank[r];
+        if (x && x->has_time &&
+            (!has_end || dx_time_key(&x->last_time, NULL) > dx_time_key(&end, NULL))) {
+            end = x->last_time;
+            has_end = 1;
+        }
+    }
+    if (!has_end)
+        return 0;
+    /* a progress line without a date takes the end's (glog prints month and day, no year) */
+    int64_t gap = dx_time_key(&end, NULL) - dx_time_key(&st->prog_t, &end);
+    *seconds = (double)gap / 1e6;
+    *time_limit = st->has_limit_t;
+    *last = st->prog_t;
+    return gap >= (int64_t)DX_PROGRESS_GAP_S * 1000000;
+}
+
 const char *dx_progress_bar0(const dx_job_model *jm, int *closed)
 {
     const pr_state *st = dx_job_state(jm, &dx_reading_progress);
@@ -114,9 +152,26 @@ static int pr_hit(dx_job_model *jm, void *stp, size_t row, const dx_hit *h)
         snprintf(st->done_what, sizeof st->done_what, "the trainer's end-of-training message");
         return DDX_OK;
     }
+    if (row == PR_TIME_LIMIT) {
+        char at[32];
+        dx_time t = {0};
+        dx_hit_copy(h, "at", at, sizeof at);
+        if (sscanf(at, "%d-%d-%dT%d:%d:%d", &t.year, &t.month, &t.day, &t.hour, &t.min, &t.sec) ==
+                6 &&
+            (!st->has_limit_t || dx_time_key(&t, NULL) < dx_time_key(&st->limit_t, NULL))) {
+            st->limit_t = t;
+            st->has_limit_t = 1;
+        }
+        return DDX_OK;
+    }
     pr_rank *x = dx_job_rstate(jm, &dx_reading_progress, h->rank, 1);
     long long n = dx_hit_ll(h, "n", -1), m = dx_hit_ll(h, "m", -1);
     int valid = n >= 0 && m > 0 && n <= m;
+    if (valid && h->has_time &&
+        (!st->has_prog_t || dx_time_key(&h->time, NULL) > dx_time_key(&st->prog_t, NULL))) {
+        st->prog_t = h->time;
+        st->has_prog_t = 1;
+    }
     if (x && valid) {
         x->n = n;
         x->m = m;
@@ -398,7 +453,8 @@ static void sr_gap(dx_job_model *jm, sr_state *st, size_t timed, size_t failed)
             ngap++;
         }
     }
-    if (ngap != 1)
+    /* a rank whose log could not be read printed nothing ddx knows of: no gap to name */
+    if (ngap != 1 || (jm->by_rank[gap] && jm->by_rank[gap]->unreadable))
         return;
     st->rank = gap;
     (void)dx_job_rank(jm, gap); /* listed among the ranks, as silent */
@@ -416,7 +472,7 @@ static void sr_quiet(dx_job_model *jm, sr_state *st)
     const dx_rank *q = NULL;
     for (size_t r = 0; r < jm->nby; r++) {
         const dx_rank *x = jm->by_rank[r];
-        if (!x)
+        if (!x || (x->unreadable && !x->lines)) /* its log could not be read: not quiet */
             continue;
         rooted += x->first_error != NULL;
         if (dx_watchdog_timed_out(jm, (int)r))

@@ -21,6 +21,14 @@ DX_HIDDEN const char *dx_progress_bar0(const dx_job_model *jm, int *closed);
  * latest phase line. */
 DX_HIDDEN void dx_phases_note_step(dx_job_model *jm, const dx_line *l);
 
+/* A long stretch without progress before the end of the job: 1 when the latest progress line
+ * (a timed "step N/M" or bar of any rank, *last) came DX_PROGRESS_GAP_S seconds or more before
+ * the end (the scheduler's time limit when its line was read, *time_limit set; otherwise the last
+ * timed line of any rank), with the gap in *seconds. */
+#define DX_PROGRESS_GAP_S 600
+DX_HIDDEN int dx_progress_gap(const dx_job_model *jm, double *seconds, int *time_limit,
+                              dx_time *last);
+
 /* When rank's watchdog timeout was printed (a timed "ran for N milliseconds" line): 1 with *t,
  * 0 when no such line of rank was read (the first 16 are kept). */
 DX_HIDDEN int dx_progress_timeout_at(const dx_job_model *jm, int rank, dx_time *t);

@@ -7,7 +7,7 @@ $ diagnose tests/data/frdump/sets/full-json-nccl
 ? 1
 > Hang: ranks 3 (on node-a, GPU 3, pid 4103) and 6 (on node-b, GPU 2, pid 4106) hold up the others
 >   where: rank 3 never joined collective 6 (nccl:all_to_all_single) of process group 2 (ep)
->   how sure: likely
+>   how sure: confirmed
 >   read: 8 flight-recorder dumps, 8 compared
 > flight recorder (8 dumps, 8 compared)
 >   culprits: ranks 3, 6
@@ -58,7 +58,7 @@ $ diagnose tests/job/nccl-ras/dead-text/ras.txt
 ? 1
 > Hang: rank 6 (on node-b, GPU 2, pid 61106) holds up the others
 >   evidence: NCCL RAS: considered dead: process 61106 on node node-b
->   how sure: likely
+>   how sure: confirmed
 
 # The JSON and the HTML report carry the same answer.
 $ diagnose --json tests/data/frdump/sets/full-json-nccl

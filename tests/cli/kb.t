@@ -11,7 +11,7 @@ $ diagnose --no-builtin --kb tests/data/kb-alt tests/data/kb-alt/examples/a-root
 ? 1
 > a-root  A jammed widget
 > also possible
-> t-alt (possible 0.15)
+> t-alt (possible 0.17)
 
 $ lint tests/data/kb-alt
 ? 0
@@ -24,10 +24,32 @@ $ diagnose --no-builtin --kb tests/data/kb-alt tests/data/weak/wrapper-outranks.
 > w-read  A weak reading of a vague failure line
 < w-launch
 
-# One knowledge-base folder: a second --kb is refused, not silently used instead of the first.
+# --kb may be given more than once: every folder's references are used.
 $ diagnose --no-builtin --kb tests/data/kb --kb tests/data/kb-alt tests/data/kb/examples/t-root/one.log
+? 1
+> t-root  A root failure on one rank
+$ diagnose --no-builtin --kb tests/data/kb --kb tests/data/kb-alt tests/data/kb-alt/examples/a-root/one.log
+? 1
+> a-root  A jammed widget
+# an id in two folders is refused, naming both files as given
+$ diagnose --no-builtin --kb tests/data/kb --kb tests/data/kb tests/data/kb/examples/t-root/one.log
 ? 2
-> --kb given twice
+> tests/data/kb/test/t-noise.md: id 't-noise' is given twice
+# a folder with the wrong layout (a category folder, not <category>/<id>.md) is refused
+$ diagnose --kb tests/data/kb/test tests/data/kb/examples/t-root/one.log
+? 2
+> tests/data/kb/test: no references in this folder
+# an id that is a built-in reference is refused unless --override, which replaces it
+$ diagnose --kb tests/data/kb-override tests/data/kb/examples/t-root/one.log
+? 2
+> tests/data/kb-override/cuda/cuda-oom.md: id 'cuda-oom' is a built-in reference; pass --override
+$ refs --kb tests/data/kb-override --override cuda-oom
+? 0
+> A site's own reading of a CUDA out-of-memory error
+# a --kb reference passes lint's checks (a source that is no link is refused)
+$ diagnose --kb tests/data/kb-badsource tests/data/kb/examples/t-root/one.log
+? 2
+> tests/data/kb-badsource/test/t-badsource.md: source 'somewhere on a forum' is not a link
 
 $ diagnose --no-builtin --kb tests/data/kb tests/data/kb/examples/t-symptom
 ? 1
@@ -37,7 +59,7 @@ $ diagnose --no-builtin --kb tests/data/kb --json tests/data/kb/examples/t-root/
 ? 1
 > "schema": 1
 > "culprit_rank": 1
-> "level": "likely"
+> "level": "confirmed"
 
 $ diagnose --no-builtin --kb tests/data/kb - < tests/data/kb/examples/t-root/two.log
 ? 1
@@ -129,7 +151,7 @@ $ diagnose --verbose tests/data/timing/victim-line-long-before.log
 $ diagnose --no-builtin --kb tests/data/kb tests/data/kb/examples/t-weak/one.log
 ? 1
 > t-weak  A failure line several causes print
-> possible, confidence 0.10
+> possible, confidence 0.49
 
 $ diagnose --no-builtin --kb tests/data/kb tests/data/weak/wrapper.log
 ? 0
@@ -139,3 +161,9 @@ $ diagnose --no-builtin --kb tests/data/kb tests/data/weak/wrapper.log
 $ diagnose --no-builtin --kb tests/data/kb tests/data/weak/harmless.log
 ? 0
 > No known failure found
+
+# a --kb pattern that does not compile is reported with its reference's file and signal (was:
+# the signal alone, from Vectorscan, with no file)
+$ diagnose --kb tests/data/kb-badpattern tests/data/kb/examples/t-root/one.log
+? 2
+> tests/data/kb-badpattern/test/t-badpattern.md: signal 'boom': PCRE2 rejects the pattern

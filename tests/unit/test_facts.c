@@ -85,7 +85,7 @@ static void test_config_json(void **state)
     const char *cfg =
         "{\"train_batch_size\": 64, \"zero_optimization\": {\"stage\": 3, "
         "\"offload_optimizer\": {\"device\": \"cpu\"}}, \"bf16\": {\"enabled\": true}}";
-    assert_int_equal(dx_facts_from_config(&f, "ds.json", cfg, strlen(cfg)), DDX_OK);
+    assert_int_equal(dx_facts_from_config(&f, "ds.json", cfg, strlen(cfg), NULL), DDX_OK);
     assert_string_equal(dx_facts_get(&f, "deepspeed.zero_stage")->value, "3");
     assert_string_equal(dx_facts_get(&f, "deepspeed.offload_optimizer")->value, "cpu");
     assert_string_equal(dx_facts_get(&f, "deepspeed.bf16")->value, "true");
@@ -108,7 +108,7 @@ static void test_config_yaml(void **state)
                       "  fsdp_use_orig_params: true\n"
                       "mixed_precision: bf16\n"
                       "num_processes: 8\n";
-    assert_int_equal(dx_facts_from_config(&f, "accelerate.yaml", cfg, strlen(cfg)), DDX_OK);
+    assert_int_equal(dx_facts_from_config(&f, "accelerate.yaml", cfg, strlen(cfg), NULL), DDX_OK);
     assert_string_equal(dx_facts_get(&f, "fsdp.enabled")->value, "true");
     assert_string_equal(dx_facts_get(&f, "fsdp.auto_wrap_policy")->value, "TRANSFORMER_BASED_WRAP");
     assert_string_equal(dx_facts_get(&f, "fsdp.cpu_offload")->value, "false");
@@ -118,7 +118,7 @@ static void test_config_yaml(void **state)
     dx_facts_fini(&f);
     const char *ds = "distributed_type: DEEPSPEED\ndeepspeed_config:\n  zero_stage: 3\n"
                      "  offload_optimizer_device: cpu\n";
-    assert_int_equal(dx_facts_from_config(&f, "ds.yaml", ds, strlen(ds)), DDX_OK);
+    assert_int_equal(dx_facts_from_config(&f, "ds.yaml", ds, strlen(ds), NULL), DDX_OK);
     assert_string_equal(dx_facts_get(&f, "deepspeed.zero_stage")->value, "3");
     assert_string_equal(dx_facts_get(&f, "deepspeed.offload_optimizer")->value, "cpu");
     dx_facts_fini(&f);

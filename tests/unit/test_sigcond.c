@@ -84,6 +84,22 @@ static void test_at_end(void **state)
     rep = run(1, word);
     assert_int_equal(hits(rep, "phase")->count, 0);
     ddx_report_free(rep);
+    /* a poster's mark that lines were left out: the log went on, so it was not the last line */
+    static const char *const marks[] = {"[...]",  "...",         "  \xe2\x80\xa6",
+                                        "<snip>", "(truncated)", "[\xe2\x80\xa6]"};
+    for (size_t k = 0; k < sizeof marks / sizeof *marks; k++) {
+        char text[80];
+        snprintf(text, sizeof text, "phase begins: eval\n%s\n", marks[k]);
+        const char *const cut[] = {"a.log", text};
+        rep = run(1, cut);
+        assert_int_equal(hits(rep, "phase")->count, 0);
+        ddx_report_free(rep);
+    }
+    /* two dots or a lone bracket are no such mark */
+    const char *const notmark[] = {"a.log", "phase begins: eval\n..\n[]\n"};
+    rep = run(1, notmark);
+    assert_int_equal(hits(rep, "phase")->count, 1);
+    ddx_report_free(rep);
     /* two inputs each ending on one: both count */
     const char *const two[] = {"a.log", "phase begins: eval\n", "b.log", "x\nphase begins: gen\n"};
     rep = run(2, two);
