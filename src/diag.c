@@ -524,77 +524,17 @@ static const dx_sighits *hits_of(const ddx_report *rep, size_t s)
     return rep->hits[s] ? rep->hits[s] : &no_hits;
 }
 
-/* Records a confirmed hit of signal sig on line (len bytes, in the chunk st->ctx describes) as an
- * event, when it is among the signal's earliest. */
-static int record_hit(scan_state *st, uint32_t sig, const dx_event *proto, const char *line,
-                      size_t len)
+/* Counts a confirmed hit of signal sig (event e, not yet kept) and finds its place among the
+ * signal's earliest DX_HITS_KEEP events: *pos, or DX_HITS_KEEP when it is not kept (a later one,
+ * or its physical line was counted already: norm.c reads one as several logical lines). */
+static int count_hit(ddx_report *rep, uint32_t sig, const dx_event *e, size_t *pos)
 {
-    if (!st->rep->hits[sig] && !(st->rep->hits[sig] = dx_calloc(1, sizeof(dx_sighits))))
+    *pos = DX_HITS_KEEP;
+    if (!rep->hits[sig] && !(rep->hits[sig] = dx_calloc(1, sizeof(dx_sighits))))
         return DDX_ENOMEM;
-    dx_sighits *h = st->rep->hits[sig];
-    /* one physical line read as several logical lines (norm.c) counts once per signal */
-    if (h->count && h->last_seq == proto->seq)
-        return DDX_OK;
-    h->last_seq = proto->seq;
-    h->count++;
-    if (proto->rank >= 0) {
-        int dup = 0;
-        for (size_t i = 0; i < h->nranks; i++)
-            dup |= h->ranks[i] == proto->rank;
-        if (!dup && h->nranks < DX_ARRAY_LEN(h->ranks))
-            h->ranks[h->nranks++] = proto->rank;
-    }
-    /* keep the earliest DX_HITS_KEEP events */
-    size_t pos = h->nev;
-    while (pos > 0 && event_before(proto, &h->ev[pos - 1]))
-        pos--;
-    if (pos >= DX_HITS_KEEP)
-        return DDX_OK;
-    if (h->nev == DX_HITS_KEEP)
-        event_fini(&h->ev[--h->nev]);
-    memmove(&h->ev[pos + 1], &h->ev[pos], (h->nev - pos) * sizeof(dx_event));
-    dx_event *e = &h->ev[pos];
-    *e = *proto;
-    e->text = dx_clean_text(line, len, 400);
-    e->caps = NULL;
-    dx_buf caps = {0};
-    const char *name;
-    dx_str v;
-    for (size_t i = 0; dx_scan_capture_at(st->scan, i, &name, &v); i++) {
-        if (!v.p)
-            continue;
-        char *val = dx_clean_text(v.p, v.n, 120);
-        dx_buf_addf(&caps, "%s%s=%s", caps.n ? ", " : "", name, val ? val : "");
-        dx_free(val);
-    }
-    e->caps = caps.p;
-    e->before = e->after = NULL;
-    h->nev++;
-    if (!e->text)
-        return DDX_ENOMEM;
-    if (st->kb->sigs[sig]->role != DX_ROLE_NOISE) {
-        int oom = 0;
-        e->before = context_lines(&st->ctx, line, len, 1, &oom);
-        e->after = context_lines(&st->ctx, line, len, 0, &oom);
-        if (oom)
-            return DDX_ENOMEM;
-    }
-    return DDX_OK;
-}
-
-/* A built event of signal sig that a condition let through (sigcond.c): counted and kept among
- * the earliest as record_hit does; takes e's text and captures. */
-static int insert_event(ddx_report *rep, uint32_t sig, dx_event *e)
-{
-    if (!rep->hits[sig] && !(rep->hits[sig] = dx_calloc(1, sizeof(dx_sighits)))) {
-        event_fini(e);
-        return DDX_ENOMEM;
-    }
     dx_sighits *h = rep->hits[sig];
-    if (h->count && h->last_seq == e->seq) {
-        event_fini(e);
+    if (h->count && h->last_seq == e->seq)
         return DDX_OK;
-    }
     h->last_seq = e->seq;
     h->count++;
     int dup = e->rank < 0;
@@ -602,19 +542,21 @@ static int insert_event(ddx_report *rep, uint32_t sig, dx_event *e)
         dup |= h->ranks[i] == e->rank;
     if (!dup && h->nranks < DX_ARRAY_LEN(h->ranks))
         h->ranks[h->nranks++] = e->rank;
-    size_t pos = h->nev;
-    while (pos > 0 && event_before(e, &h->ev[pos - 1]))
-        pos--;
-    if (pos >= DX_HITS_KEEP) {
-        event_fini(e);
-        return DDX_OK;
-    }
+    size_t at = h->nev;
+    while (at > 0 && event_before(e, &h->ev[at - 1]))
+        at--;
+    *pos = at;
+    return DDX_OK;
+}
+
+/* Keeps e (taken over) at pos among h's events, dropping the latest when they are full. */
+static void place_event(dx_sighits *h, size_t pos, const dx_event *e)
+{
     if (h->nev == DX_HITS_KEEP)
         event_fini(&h->ev[--h->nev]);
     memmove(&h->ev[pos + 1], &h->ev[pos], (h->nev - pos) * sizeof(dx_event));
     h->ev[pos] = *e;
     h->nev++;
-    return DDX_OK;
 }
 
 /* The event of a confirmed line as record_hit keeps it: its cleaned text and captures. */
@@ -624,6 +566,7 @@ static int build_event(scan_state *st, const dx_event *proto, const char *line, 
     *e = *proto;
     e->text = dx_clean_text(line, len, 400);
     e->caps = NULL;
+    e->before = e->after = NULL;
     dx_buf caps = {0};
     const char *name;
     dx_str v;
@@ -636,6 +579,46 @@ static int build_event(scan_state *st, const dx_event *proto, const char *line, 
     }
     e->caps = caps.p;
     return e->text ? DDX_OK : DDX_ENOMEM;
+}
+
+/* Records a confirmed hit of signal sig on line (len bytes, in the chunk st->ctx describes) as an
+ * event, when it is among the signal's earliest: the text and lines around it are built only
+ * then. */
+static int record_hit(scan_state *st, uint32_t sig, const dx_event *proto, const char *line,
+                      size_t len)
+{
+    size_t pos;
+    int rc = count_hit(st->rep, sig, proto, &pos);
+    if (rc || pos >= DX_HITS_KEEP)
+        return rc;
+    dx_event e;
+    rc = build_event(st, proto, line, len, &e);
+    place_event(st->rep->hits[sig], pos, &e);
+    if (rc)
+        return rc;
+    if (st->kb->sigs[sig]->role != DX_ROLE_NOISE) {
+        dx_event *kept = &st->rep->hits[sig]->ev[pos];
+        int oom = 0;
+        kept->before = context_lines(&st->ctx, line, len, 1, &oom);
+        kept->after = context_lines(&st->ctx, line, len, 0, &oom);
+        if (oom)
+            return DDX_ENOMEM;
+    }
+    return DDX_OK;
+}
+
+/* A built event of signal sig that a condition let through (sigcond.c): counted and kept among
+ * the earliest as record_hit does; takes e's text and captures. */
+static int insert_event(ddx_report *rep, uint32_t sig, dx_event *e)
+{
+    size_t pos;
+    int rc = count_hit(rep, sig, e, &pos);
+    if (rc || pos >= DX_HITS_KEEP) {
+        event_fini(e);
+        return rc;
+    }
+    place_event(rep->hits[sig], pos, e);
+    return DDX_OK;
 }
 
 /* An event a signal's condition let through: kept as a hit, and a root line is its rank's first
