@@ -456,6 +456,16 @@ def strip_comments(text):
     return "".join(out).replace("\\\n", "  ")
 
 
+def after_literal(text, i):
+    """text[i] opens a string or character literal; returns the index after its closing quote."""
+    c, j, n = text[i], i + 1, len(text)
+    while j < n and text[j] != c:
+        if text[j] == "\\":
+            j += 1
+        j += 1
+    return j + 1
+
+
 def balanced(text, start):
     """text[start] is '('; returns (index after the matching ')', [top-level args])."""
     depth, i, n = 0, start, len(text)
@@ -463,12 +473,7 @@ def balanced(text, start):
     while i < n:
         c = text[i]
         if c == '"' or c == "'":
-            j = i + 1
-            while j < n and text[j] != c:
-                if text[j] == "\\":
-                    j += 1
-                j += 1
-            i = j + 1
+            i = after_literal(text, i)
             continue
         if c in "([{":
             depth += 1
@@ -492,12 +497,7 @@ def split_top(expr, sep):
     while i < n:
         c = expr[i]
         if c == '"' or c == "'":
-            j = i + 1
-            while j < n and expr[j] != c:
-                if expr[j] == "\\":
-                    j += 1
-                j += 1
-            i = j + 1
+            i = after_literal(expr, i)
             continue
         if c in "([{":
             depth += 1
@@ -689,12 +689,7 @@ class CScanner:
         while i < n:
             c = text[i]
             if c == '"' or c == "'":
-                j = i + 1
-                while j < n and text[j] != c:
-                    if text[j] == "\\":
-                        j += 1
-                    j += 1
-                i = j + 1
+                i = after_literal(text, i)
                 continue
             if c in "([{":
                 depth += 1
