@@ -9,22 +9,12 @@
 #include <stddef.h>
 #include <cmocka.h>
 
-static ddx_kb *kb;
+#include "kb_fixture.h"
 
 static int setup(void **state)
 {
     (void)state;
-    char path[4096];
-    ddx_error e = {0};
-    snprintf(path, sizeof path, "%s/kb", getenv("DDX_TEST_DATA"));
-    return ddx_kb_open_dir(&kb, path, &e);
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    ddx_kb_close(kb);
-    return 0;
+    return kb_fixture_open("kb");
 }
 
 /* The rank of the first vote cast from source (vetoed or not), -1 none; its line in *why. */
@@ -1333,5 +1323,5 @@ int main(void)
         cmocka_unit_test(test_desync_from_nccl_coll_lines),
         cmocka_unit_test(test_busy_rank_and_enqueued_behind),
     };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    return cmocka_run_group_tests(tests, setup, kb_fixture_close);
 }

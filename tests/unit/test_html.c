@@ -9,22 +9,12 @@
 #include <stddef.h>
 #include <cmocka.h>
 
-static ddx_kb *kb;
+#include "kb_fixture.h"
 
 static int setup(void **state)
 {
     (void)state;
-    char path[4096];
-    ddx_error e = {0};
-    snprintf(path, sizeof path, "%s/kb", getenv("DDX_TEST_DATA"));
-    return ddx_kb_open_dir(&kb, path, &e);
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    ddx_kb_close(kb);
-    return 0;
+    return kb_fixture_open("kb");
 }
 
 /* What fn wrote, as a string the caller frees. */
@@ -296,5 +286,5 @@ int main(void)
         cmocka_unit_test(test_no_times_and_no_finding),
         cmocka_unit_test(test_allocation_failures),
     };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    return cmocka_run_group_tests(tests, setup, kb_fixture_close);
 }

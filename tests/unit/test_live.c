@@ -9,25 +9,15 @@
 #include <stddef.h>
 #include <cmocka.h>
 
+#include "kb_fixture.h"
+
 #define MS 1000
 #define SEC (1000 * MS)
-
-static ddx_kb *kb;
 
 static int setup(void **state)
 {
     (void)state;
-    char path[4096];
-    ddx_error e = {0};
-    snprintf(path, sizeof path, "%s/kb", getenv("DDX_TEST_DATA"));
-    return ddx_kb_open_dir(&kb, path, &e);
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    ddx_kb_close(kb);
-    return 0;
+    return kb_fixture_open("kb");
 }
 
 static dx_live *live_new(int *src)
@@ -243,5 +233,5 @@ int main(void)
         cmocka_unit_test(test_one_rank_silent),
         cmocka_unit_test(test_finished_ranks_are_not_silent),
     };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    return cmocka_run_group_tests(tests, setup, kb_fixture_close);
 }
