@@ -135,7 +135,7 @@ int dx_unrec_find(ddx_report *rep, dx_unrec **out)
     consider(&orig, -1, seq, unranked);
     pick p = orig;
     char buf[400];
-    int cut = 0, frame_rank;
+    int own = 0, frame_rank; /* own: the rank's own failure, not an exception line to name */
     uint64_t frame_seq;
     const char *frame = dx_traceback_last_frame(jm, &frame_seq, &frame_rank);
     if (!p.text && frame[0] && frame_seq > dx_exception_last_seq(jm)) {
@@ -143,7 +143,7 @@ int dx_unrec_find(ddx_report *rep, dx_unrec **out)
         snprintf(buf, sizeof buf,
                  "a traceback cut before its exception line; its innermost frame: %s", frame);
         p = (pick){frame_rank, frame_seq, buf};
-        cut = 1;
+        own = 1;
     }
     if (!p.text)
         p = echo;
@@ -154,7 +154,7 @@ int dx_unrec_find(ddx_report *rep, dx_unrec **out)
         const char *native = dx_native_crash(jm, &nrank, &nseq);
         if (native) {
             p = (pick){nrank, nseq, native};
-            cut = 1; /* the process's own failure, but no exception class to name */
+            own = 1;
         }
     }
     if (!p.text) {
@@ -188,10 +188,10 @@ int dx_unrec_find(ddx_report *rep, dx_unrec **out)
         return DDX_ENOMEM;
     u->rank = p.rank;
     u->seq = p.seq;
-    u->original = orig.text != NULL || cut;
+    u->original = orig.text != NULL || own;
     size_t n = strlen(p.text);
     const char *cls;
-    size_t cn = cut ? 0 : dx_unrec_exception(p.text, n, &cls);
+    size_t cn = own ? 0 : dx_unrec_exception(p.text, n, &cls);
     if (!(u->text = dx_clean_text(p.text, n, 300)) ||
         (cn && !(u->exception = dx_strndup(cls, cn))) ||
         dx_nearest_find(rep->kb, p.text, n, u->nearest, DX_NEAREST_MAX, &u->nnearest)) {
