@@ -194,17 +194,10 @@ typedef struct sjob {
 /* Half-second tries while a job reads COMPLETING without its nodes: 30 s in all. */
 enum { COMPLETING_TRIES = 60 };
 
-static int slurm_str_is(dx_str s, const char *lit)
-{
-    return s.n == strlen(lit) && !memcmp(s.p, lit, s.n);
-}
-
 static int still_completing(const sjob *j)
 {
     for (size_t i = 0; i < j->nrec && i < RECS_MAX; i++) {
-        const dx_slurm_rec *r = &j->recs[i];
-        if (slurm_str_is(r->state, "COMPLETING") &&
-            (!r->node_list.n || slurm_str_is(r->node_list, "(null)")))
+        if (dx_slurm_nodes_pending(&j->recs[i]))
             return 1;
     }
     return 0;

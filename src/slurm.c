@@ -202,23 +202,22 @@ static void scontrol_line(dx_slurm_rec *r, const char *line, const char *le)
 {
     const char *key = NULL, *val = NULL, *vend = NULL;
     size_t klen = 0;
-    for (const char *p = line; p <= le;) {
-        const char *w;
-        size_t wl = next_word(&p, le, &w);
-        size_t kl = key_len(w, wl);
-        if (kl || p >= le) {
+    const char *w;
+    for (const char *p = line; next_word(&p, le, &w);) {
+        size_t kl = key_len(w, (size_t)(p - w));
+        if (kl) {
             if (key)
                 set_field(r, key, klen, value_of(val, (size_t)(vend - val)));
-            key = kl ? w : NULL;
+            key = w;
             klen = kl;
             val = w + kl + 1;
             vend = p;
-        } else if (wl && key) {
+        } else if (key) {
             vend = p; /* a word without a key continues the value */
         }
-        if (p >= le)
-            break;
     }
+    if (key) /* the line's last field */
+        set_field(r, key, klen, value_of(val, (size_t)(vend - val)));
     r->uid = -1;
     if (r->user.n) {
         const char *paren = memchr(r->user.p, '(', r->user.n);
@@ -290,6 +289,11 @@ size_t dx_slurm_parse_sacct(const char *text, size_t len, dx_slurm_rec *recs, si
 static int str_is(dx_str s, const char *lit)
 {
     return strlen(lit) == s.n && !memcmp(s.p, lit, s.n);
+}
+
+int dx_slurm_nodes_pending(const dx_slurm_rec *r)
+{
+    return str_is(r->state, "COMPLETING") && !r->node_list.n; /* "(null)" reads as empty */
 }
 
 int dx_slurm_failed(const dx_slurm_rec *r)

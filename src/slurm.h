@@ -40,6 +40,8 @@ DX_HIDDEN size_t dx_slurm_parse_sacct(const char *text, size_t len, dx_slurm_rec
  * NODE_FAIL, BOOT_FAIL, DEADLINE, CANCELLED (by a signal or the user), or a non-zero exit
  * code while it completes. */
 DX_HIDDEN int dx_slurm_failed(const dx_slurm_rec *r);
+/* 1 when r reads COMPLETING with no node list yet (its epilog runs, its nodes are released). */
+DX_HIDDEN int dx_slurm_nodes_pending(const dx_slurm_rec *r);
 
 /* Expands an output file pattern of sbatch or srun (%j %J %A %a %u %x %N %n %t %s %% and the
  * zero-padded %5t forms) for the job: job-level fields are filled; per-task and per-node fields

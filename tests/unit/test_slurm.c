@@ -100,6 +100,28 @@ static void test_states(void **state)
     }
 }
 
+/* A job whose epilog runs may read COMPLETING before its nodes are listed: ddx slurm asks again. */
+static void test_nodes_pending(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *text;
+        int pending;
+    } cases[] = {
+        {"JobId=5 JobState=COMPLETING Reason=NonZeroExitCode ExitCode=1:0 NodeList=\n", 1},
+        {"JobId=5 JobState=COMPLETING Reason=NonZeroExitCode ExitCode=1:0 NodeList=(null)\n", 1},
+        /* the line's last field is read too */
+        {"JobId=5 JobState=COMPLETING Reason=NonZeroExitCode ExitCode=1:0 NodeList=gpu[1-2]\n", 0},
+        {"JobId=5 JobState=FAILED Reason=NonZeroExitCode ExitCode=1:0 NodeList=\n", 0},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        dx_slurm_rec r;
+        assert_int_equal(dx_slurm_parse(cases[i].text, strlen(cases[i].text), &r, 1), 1);
+        if (dx_slurm_nodes_pending(&r) != cases[i].pending)
+            fail_msg("%s: pending=%d", cases[i].text, dx_slurm_nodes_pending(&r));
+    }
+}
+
 static void test_het_and_array(void **state)
 {
     (void)state;
@@ -194,10 +216,11 @@ static void test_task_layout(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_hostlist),       cmocka_unit_test(test_scontrol_record),
-        cmocka_unit_test(test_states),         cmocka_unit_test(test_het_and_array),
-        cmocka_unit_test(test_sacct),          cmocka_unit_test(test_patterns),
-        cmocka_unit_test(test_script_outputs), cmocka_unit_test(test_task_layout),
+        cmocka_unit_test(test_hostlist),      cmocka_unit_test(test_scontrol_record),
+        cmocka_unit_test(test_states),        cmocka_unit_test(test_nodes_pending),
+        cmocka_unit_test(test_het_and_array), cmocka_unit_test(test_sacct),
+        cmocka_unit_test(test_patterns),      cmocka_unit_test(test_script_outputs),
+        cmocka_unit_test(test_task_layout),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
