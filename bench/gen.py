@@ -61,6 +61,68 @@ def load_real_blocks(repo, corpus):
     return blocks
 
 
+def choose_failures(rng, blocks, failure_lines, target):
+    """About failure_lines lines of real failure blocks: 70 % scattered through the healthy bulk
+    (byte offsets insert_at, sorted), 30 % at the end. Returns (chosen, scattered, at_end,
+    bulk_target, insert_at), bulk_target being the bytes of healthy lines to write."""
+    chosen = []
+    n = 0
+    while n < failure_lines:
+        b = rng.choice(blocks)
+        chosen.append(b)
+        n += len(b)
+    rng.shuffle(chosen)
+    n_end = max(1, len(chosen) * 3 // 10)
+    scattered, at_end = chosen[:-n_end], chosen[-n_end:]
+    budget_end = sum(sum(len(l) + 12 for l in b) for b in at_end)
+    bulk_target = max(1, target - budget_end)
+    insert_at = sorted(rng.randrange(bulk_target // 20, bulk_target) for _ in scattered)
+    return chosen, scattered, at_end, bulk_target, insert_at
+
+
+def open_outputs(out_path, per_rank_dir, ranks):
+    """The whole log, and with per_rank_dir one file per rank plus launcher.log (last)."""
+    os.makedirs(os.path.dirname(os.path.abspath(out_path)), exist_ok=True)
+    out = open(out_path, "w", encoding="utf-8", newline="")
+    rank_files = None
+    if per_rank_dir:
+        os.makedirs(per_rank_dir, exist_ok=True)
+        rank_files = [open(os.path.join(per_rank_dir, "rank%d.log" % r), "w", encoding="utf-8", newline="")
+                      for r in range(ranks)]
+        rank_files.append(open(os.path.join(per_rank_dir, "launcher.log"), "w", encoding="utf-8", newline=""))
+    return out, rank_files
+
+
+def flush_lines(out, buf, rank_files, rbufs):
+    """Writes the buffered lines of the whole log and of each rank's file."""
+    out.write("".join(buf))
+    buf.clear()
+    if rbufs is not None:
+        for i, rb in enumerate(rbufs):
+            if rb:
+                rank_files[i].write("".join(rb))
+                rb.clear()
+
+
+def close_outputs(out, rank_files):
+    out.close()
+    for f in rank_files or ():
+        f.close()
+
+
+def compress(path, gz, zst, who):
+    """Also writes path.gz (gzip -1) and path.zst (zstd -3) when asked."""
+    if gz:
+        if not shutil.which("gzip"):
+            sys.exit("%s: gzip not found" % who)
+        with open(path + ".gz", "wb") as f:
+            subprocess.run(["gzip", "-1", "-c", path], stdout=f, check=True)
+    if zst:
+        if not shutil.which("zstd"):
+            sys.exit("%s: zstd not found" % who)
+        subprocess.run(["zstd", "-q", "-f", "-3", "-T0", path, "-o", path + ".zst"], check=True)
+
+
 def hms(t):
     """tqdm's format_interval: MM:SS, or H:MM:SS past an hour."""
     h, m, s = t // 3600, t // 60 % 60, t % 60
@@ -248,32 +310,13 @@ def main():
         sys.exit("gen.py: no real log lines found under %s or %s" % (a.repo, a.corpus))
 
     # Choose the failure blocks: about a.failure_lines lines. 70 % scattered, 30 % at the end.
-    chosen = []
-    n = 0
-    while n < a.failure_lines:
-        b = rng.choice(blocks)
-        chosen.append(b)
-        n += len(b)
-    rng.shuffle(chosen)
-    n_end = max(1, len(chosen) * 3 // 10)
-    scattered, at_end = chosen[:-n_end], chosen[-n_end:]
-    # positions as byte offsets into the healthy bulk
-    budget_end = sum(sum(len(l) + 12 for l in b) for b in at_end)
-    bulk_target = max(1, target - budget_end)
-    insert_at = sorted(rng.randrange(bulk_target // 20, bulk_target) for _ in scattered)
+    chosen, scattered, at_end, bulk_target, insert_at = choose_failures(rng, blocks, a.failure_lines, target)
     very_long = a.very_long if a.very_long >= 0 else 2 + int(a.size_mb // 256)
     vl_at = sorted(rng.randrange(bulk_target // 10, bulk_target) for _ in range(very_long))
     if very_long and target < very_long * 1100000:
         vl_at = []  # too small a file for 1 MB lines
 
-    os.makedirs(os.path.dirname(os.path.abspath(a.out)), exist_ok=True)
-    out = open(a.out, "w", encoding="utf-8", newline="")
-    rank_files = None
-    if a.per_rank_dir:
-        os.makedirs(a.per_rank_dir, exist_ok=True)
-        rank_files = [open(os.path.join(a.per_rank_dir, "rank%d.log" % r), "w", encoding="utf-8", newline="")
-                      for r in range(R)]
-        rank_files.append(open(os.path.join(a.per_rank_dir, "launcher.log"), "w", encoding="utf-8", newline=""))
+    out, rank_files = open_outputs(a.out, a.per_rank_dir, R)
 
     written = 0
     buf = []
@@ -293,13 +336,7 @@ def main():
             flush()
 
     def flush():
-        out.write("".join(buf))
-        buf.clear()
-        if rbufs is not None:
-            for i, rb in enumerate(rbufs):
-                if rb:
-                    rank_files[i].write("".join(rb))
-                    rb.clear()
+        flush_lines(out, buf, rank_files, rbufs)
 
     def emit_block(b):
         r = rng.randrange(R)
@@ -362,26 +399,14 @@ def main():
     for b in at_end:
         emit_block(b)
     flush()
-    out.close()
-    if rank_files:
-        for f in rank_files:
-            f.close()
+    close_outputs(out, rank_files)
 
     size = os.path.getsize(a.out)
     print("gen.py: wrote %s: %.1f MB, %d lines (%d real failure lines from %d blocks, %d long, "
           "%d of 1 MB, %d CRLF, %d ANSI), %d ranks, seed %d" % (
               a.out, size / 1e6, stats["lines"], stats["failure_lines"], len(chosen), stats["long"],
               stats["very_long"], stats["crlf"], stats["ansi"], R, a.seed), file=sys.stderr)
-    if a.gz:
-        if not shutil.which("gzip"):
-            sys.exit("gen.py: gzip not found")
-        with open(a.out + ".gz", "wb") as f:
-            subprocess.run(["gzip", "-1", "-c", a.out], stdout=f, check=True)
-    if a.zst:
-        if not shutil.which("zstd"):
-            sys.exit("gen.py: zstd not found")
-        subprocess.run(["zstd", "-q", "-f", "-3", "-T0", a.out, "-o", a.out + ".zst"], check=True)
-
+    compress(a.out, a.gz, a.zst, "gen.py")
 
 if __name__ == "__main__":
     main()

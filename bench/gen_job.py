@@ -24,20 +24,14 @@ Usage:
 import argparse
 import os
 import random
-import shutil
-import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from gen import load_real_blocks  # noqa: E402  (the same real failure blocks as gen.py)
+from gen import (choose_failures, close_outputs, compress, flush_lines, hms,  # noqa: E402
+                 load_real_blocks, open_outputs)  # the same real failure blocks and files as gen.py
 
 BAR_FULL = "\u2588"
 BAR_PART = " \u258f\u258e\u258d\u258c\u258b\u258a\u2589"
-
-
-def hms(t):
-    h, m, s = t // 3600, t // 60 % 60, t % 60
-    return "%d:%02d:%02d" % (h, m, s) if h else "%02d:%02d" % (m, s)
 
 
 class Job:
@@ -202,27 +196,8 @@ def main():
     blocks = load_real_blocks(a.repo, a.corpus)
     if not blocks:
         sys.exit("gen_job.py: no real log lines found under %s or %s" % (a.repo, a.corpus))
-    chosen = []
-    n = 0
-    while n < a.failure_lines:
-        b = rng.choice(blocks)
-        chosen.append(b)
-        n += len(b)
-    rng.shuffle(chosen)
-    n_end = max(1, len(chosen) * 3 // 10)
-    scattered, at_end = chosen[:-n_end], chosen[-n_end:]
-    budget_end = sum(sum(len(l) + 12 for l in b) for b in at_end)
-    bulk_target = max(1, target - budget_end)
-    insert_at = sorted(rng.randrange(bulk_target // 20, bulk_target) for _ in scattered)
-
-    os.makedirs(os.path.dirname(os.path.abspath(a.out)), exist_ok=True)
-    out = open(a.out, "w", encoding="utf-8", newline="")
-    rank_files = None
-    if a.per_rank_dir:
-        os.makedirs(a.per_rank_dir, exist_ok=True)
-        rank_files = [open(os.path.join(a.per_rank_dir, "rank%d.log" % r), "w", encoding="utf-8", newline="")
-                      for r in range(R)]
-        rank_files.append(open(os.path.join(a.per_rank_dir, "launcher.log"), "w", encoding="utf-8", newline=""))
+    chosen, scattered, at_end, bulk_target, insert_at = choose_failures(rng, blocks, a.failure_lines, target)
+    out, rank_files = open_outputs(a.out, a.per_rank_dir, R)
     buf = []
     rbufs = [[] for _ in range(R + 1)] if rank_files else None
     written = 0
@@ -244,13 +219,7 @@ def main():
             flush()
 
     def flush():
-        out.write("".join(buf))
-        buf.clear()
-        if rbufs is not None:
-            for i, rb in enumerate(rbufs):
-                if rb:
-                    rank_files[i].write("".join(rb))
-                    rb.clear()
+        flush_lines(out, buf, rank_files, rbufs)
 
     def emit_block(b):
         r = rng.randrange(R)
@@ -331,10 +300,7 @@ def main():
     for b in at_end:
         emit_block(b)
     flush()
-    out.close()
-    if rank_files:
-        for f in rank_files:
-            f.close()
+    close_outputs(out, rank_files)
 
     size = os.path.getsize(a.out)
     print("gen_job.py: wrote %s: %.1f MB, %d lines, %d steps of %d ranks: %d step lines, %d bar lines, "
@@ -342,16 +308,7 @@ def main():
               a.out, size / 1e6, stats["lines"], j.step, R, stats["step"] + stats["crlf"], stats["bar"],
               stats["nccl"], stats["warn"], stats["failure"], len(chosen), stats["long"], stats["crlf"],
               stats["ansi"], a.seed), file=sys.stderr)
-    if a.gz:
-        if not shutil.which("gzip"):
-            sys.exit("gen_job.py: gzip not found")
-        with open(a.out + ".gz", "wb") as f:
-            subprocess.run(["gzip", "-1", "-c", a.out], stdout=f, check=True)
-    if a.zst:
-        if not shutil.which("zstd"):
-            sys.exit("gen_job.py: zstd not found")
-        subprocess.run(["zstd", "-q", "-f", "-3", "-T0", a.out, "-o", a.out + ".zst"], check=True)
-
+    compress(a.out, a.gz, a.zst, "gen_job.py")
 
 if __name__ == "__main__":
     main()
