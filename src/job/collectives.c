@@ -229,6 +229,28 @@ static int same_fp(const void *a, const void *b)
     return !strcmp(((const dy_rank *)a)->fp_op, ((const dy_rank *)b)->fp_op);
 }
 
+/* Two ranks in two different collectives: each report names its own rank against the other, and
+ * which rank prints first varies from run to run. The tracebacks tell them apart: a rank whose
+ * traceback is inside autograd's backward with no explicit collective waits in the all-reduce
+ * DDP's reducer issues at every step (the path every rank takes), while the other rank called a
+ * collective of torch.distributed itself; that rank left the common path. NULL when the
+ * tracebacks do not show exactly this. */
+static const dx_rank *off_common_path(const dx_job_model *jm, const dx_rank *a, const dx_rank *b,
+                                      const dx_rank **other)
+{
+    const dy_rank *as = dx_rank_priv(jm, a, &dx_reading_desync);
+    const dy_rank *bs = dx_rank_priv(jm, b, &dx_reading_desync);
+    int a_ddp = !strcmp(as->fp_op, "ALLREDUCE") && dx_traceback_in_backward(jm, a->rank);
+    int b_ddp = !strcmp(bs->fp_op, "ALLREDUCE") && dx_traceback_in_backward(jm, b->rank);
+    if (a_ddp == b_ddp)
+        return NULL;
+    const dx_rank *odd = a_ddp ? b : a;
+    if (!dx_traceback_collective(jm, odd->rank))
+        return NULL;
+    *other = a_ddp ? a : b;
+    return odd;
+}
+
 /* The mismatch reports of TORCH_DISTRIBUTED_DEBUG=DETAIL name each rank's operation; which pair
  * of ranks each report compares varies from run to run, the operations do not. */
 static int dy_from_fingerprints(dx_job_model *jm, dy_state *st)
@@ -236,14 +258,23 @@ static int dy_from_fingerprints(dx_job_model *jm, dy_state *st)
     const dx_rank *other = NULL;
     size_t n = 0;
     const dx_rank *x = dx_job_alone_rank(jm, &dx_reading_desync, has_fp, same_fp, &other, &n);
-    if (!x || n < 2)
+    if (x && n == 1)
+        x = off_common_path(jm, x, other, &other);
+    if (!x)
         return 0;
     st->rank = x->rank;
-    snprintf(st->why, sizeof st->why,
-             "the collective-mismatch reports show rank %d running %s while the other %zu ranks "
-             "run %s",
-             x->rank, ((const dy_rank *)dx_rank_priv(jm, x, &dx_reading_desync))->fp_op, n,
-             ((const dy_rank *)dx_rank_priv(jm, other, &dx_reading_desync))->fp_op);
+    const char *xop = ((const dy_rank *)dx_rank_priv(jm, x, &dx_reading_desync))->fp_op;
+    const char *oop = ((const dy_rank *)dx_rank_priv(jm, other, &dx_reading_desync))->fp_op;
+    if (n == 1)
+        snprintf(st->why, sizeof st->why,
+                 "the collective-mismatch reports show rank %d calling %s itself while rank %d "
+                 "runs DDP's gradient %s inside backward",
+                 x->rank, xop, other->rank, oop);
+    else
+        snprintf(st->why, sizeof st->why,
+                 "the collective-mismatch reports show rank %d running %s while the other %zu "
+                 "ranks run %s",
+                 x->rank, xop, n, oop);
     return 1;
 }
 
@@ -436,9 +467,22 @@ typedef struct tb_rank {
        the frame that called it */
     char *coll;
     char *coll_caller;
+    int backward; /* a frame of its traceback is torch's autograd backward */
 } tb_rank;
 
 const dx_reading dx_reading_tracebacks;
+
+int dx_traceback_in_backward(const dx_job_model *jm, int rank)
+{
+    const tb_rank *x = dx_rank_priv(jm, dx_job_rank_get(jm, rank), &dx_reading_tracebacks);
+    return x && x->backward;
+}
+
+const char *dx_traceback_collective(const dx_job_model *jm, int rank)
+{
+    const tb_rank *x = dx_rank_priv(jm, dx_job_rank_get(jm, rank), &dx_reading_tracebacks);
+    return x ? x->coll : NULL;
+}
 
 static void tb_init(void *stp)
 {
@@ -522,6 +566,11 @@ int dx_frame_in_collective(const dx_str *fn, const dx_str *file)
     return 0;
 }
 
+static int str_is(const dx_str *s, const char *lit)
+{
+    return strlen(lit) == s->n && !memcmp(s->p, lit, s->n);
+}
+
 /* Remember the innermost frame outside torch; the first time a rank's traceback enters a
  * collective of distributed_c10d, record the collective and that caller. */
 static int tb_hit(dx_job_model *jm, void *stp, size_t row, const dx_hit *h)
@@ -538,6 +587,9 @@ static int tb_hit(dx_job_model *jm, void *stp, size_t row, const dx_hit *h)
         x->caller[n] = '\0';
         return DDX_OK;
     }
+    if (!x->coll && (str_is(&fn, "backward") || str_is(&fn, "run_backward")) &&
+        memmem(file.p, file.n, "autograd", 8))
+        x->backward = 1;
     if (x->coll || !memmem(file.p, file.n, "distributed_c10d.py", 19) || !is_collective_fn(&fn))
         return DDX_OK;
     if (!(x->coll = dx_strndup(fn.p, fn.n)))

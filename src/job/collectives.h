@@ -13,4 +13,10 @@ DX_HIDDEN int dx_frame_in_collective(const dx_str *fn, const dx_str *file);
 /* The latest traceback frame line read ("" none), its rank and where (tracebacks reading). */
 DX_HIDDEN const char *dx_traceback_last_frame(const dx_job_model *jm, uint64_t *seq, int *rank);
 
+/* Does rank's traceback pass through autograd's backward before any collective (DDP's gradient
+ * all-reduce is issued there)? And the collective of torch.distributed its first traceback
+ * through distributed_c10d waits in (NULL none). */
+DX_HIDDEN int dx_traceback_in_backward(const dx_job_model *jm, int rank);
+DX_HIDDEN const char *dx_traceback_collective(const dx_job_model *jm, int rank);
+
 #endif

@@ -14,6 +14,7 @@
  */
 #include "launchers.h"
 
+#include "metrics.h"
 #include "unrec.h"
 #include "watchdog.h"
 
@@ -416,6 +417,10 @@ static const dx_reading_fact la_facts[] = {
      "srun's task report, mp.spawn's ProcessExitedException), when that rank's own error is not "
      "in the inputs"},
     {"job.launcher_exitcode", "int", "that rank's exit code as the launcher reported it"},
+    {"job.spawn_stopped", "int",
+     "the worker whose own exception mp.spawn reported (\"-- Process N terminated with the "
+     "following error\") in a job of two or more processes: mp.spawn then terminated the others, "
+     "so one rank's failure ended the job"},
 };
 
 enum { LA_AGENT, LA_SRUN, LA_SPAWN, LA_FAILURES };
@@ -462,6 +467,7 @@ typedef struct la_state {
        terminated with the following error:" is worker N's, up to its exception line; -1 outside
        one */
     int scope;
+    int raised; /* the first worker whose exception mp.spawn reported, -1 none */
 } la_state;
 
 const dx_reading dx_reading_launcher;
@@ -469,7 +475,7 @@ const dx_reading dx_reading_launcher;
 static void la_init(void *stp)
 {
     la_state *st = stp;
-    st->agent_rank = st->srun_rank = st->scope = -1;
+    st->agent_rank = st->srun_rank = st->scope = st->raised = -1;
 }
 
 static int starts(const char *s, size_t n, const char *prefix)
@@ -496,8 +502,11 @@ static int la_line_rank(dx_job_model *jm, void *stp, const dx_line *l)
         size_t i = 11;
         while (i < n && i < 20 && s[i] >= '0' && s[i] <= '9')
             r = r * 10 + (s[i++] - '0');
-        if (i > 11 && starts(s + i, n - i, " terminated with the following error:"))
+        if (i > 11 && starts(s + i, n - i, " terminated with the following error:")) {
             st->scope = (int)r;
+            if (st->raised < 0)
+                st->raised = (int)r;
+        }
         return -1;
     }
     if (st->scope < 0)
@@ -599,9 +608,31 @@ static int la_finish(dx_job_model *jm, void *stp)
     return DDX_OK;
 }
 
+/* mp.spawn reported worker N's own exception (not an echo of a peer's failure) and the job had
+ * other processes (ranks seen, a higher process index, copies of one step on the shared
+ * console): it terminated them, so that one rank's failure ended the job. */
+static int spawn_stopped(const dx_job_model *jm, const la_state *st)
+{
+    const dx_rank *x = dx_job_rank_get(jm, st->raised);
+    if (!x || !dx_exception_original(jm, x, NULL))
+        return -1;
+    size_t procs = jm->nby > (size_t)st->raised + 1 ? jm->nby : (size_t)st->raised + 1;
+    size_t copies = (size_t)dx_metrics_unranked_copies(jm);
+    return (copies > procs ? copies : procs) >= 2 ? st->raised : -1;
+}
+
 static int la_publish(dx_job_model *jm, void *stp, dx_facts *f)
 {
     const la_state *st = stp;
+    int sp = spawn_stopped(jm, st);
+    if (sp >= 0) {
+        int rc = dx_job_fact(f, "job.spawn_stopped",
+                             "mp.spawn reported this worker's own exception and terminated the "
+                             "other processes",
+                             "%d", sp);
+        if (rc)
+            return rc;
+    }
     /* the agent's report counts when it stopped other workers (a multi-process job) */
     int lr = st->nagent == 1 && (dx_teardown_closing(jm) || st->report) ? st->agent_rank
              : st->nsrun == 1                                           ? st->srun_rank

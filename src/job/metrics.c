@@ -703,8 +703,22 @@ typedef struct mr_rank {
     uint32_t lines;     /* lines with a metric */
 } mr_rank;
 
+/* Step lines no prefix or field gives to a rank (mp.spawn's workers share one console): how
+ * many times each step of the first epoch was printed; the most copies of one step is how many
+ * processes print them. */
+typedef struct mr_state {
+    uint16_t copies[64];
+    int max_copies;
+} mr_state;
+
 const dx_reading dx_reading_metrics;
 const dx_reading dx_reading_nan_onset;
+
+int dx_metrics_unranked_copies(const dx_job_model *jm)
+{
+    const mr_state *st = dx_job_state(jm, &dx_reading_metrics);
+    return st ? st->max_copies : 0;
+}
 
 static void mr_rank_init(void *rs)
 {
@@ -751,9 +765,19 @@ static void mr_samples(dx_job_model *jm, int rank, const dx_metric *m, size_t n)
         dx_steps_add(jm, rank, 1, dt->v);
 }
 
+static void unranked_step(mr_state *st, const dx_metric *m, size_t n)
+{
+    const dx_metric *s = first_q(m, n, DX_Q_STEP), *e = first_q(m, n, DX_Q_EPOCH);
+    if (!s || !(s->v >= 0 && s->v < (double)DX_ARRAY_LEN(st->copies)) || s->v != floor(s->v) ||
+        (e && e->v != 0))
+        return;
+    uint16_t *c = &st->copies[(size_t)s->v];
+    if (*c < UINT16_MAX && ++*c > st->max_copies)
+        st->max_copies = *c;
+}
+
 static int mr_line(dx_job_model *jm, void *stp, const dx_line *l)
 {
-    (void)stp;
     dx_metric m[32];
     size_t body = l->attr->body <= l->len ? l->attr->body : l->len;
     size_t n = dx_metrics_parse(l->text + body, l->len - body, m, DX_ARRAY_LEN(m));
@@ -769,6 +793,8 @@ static int mr_line(dx_job_model *jm, void *stp, const dx_line *l)
     size_t useful = 0;
     for (size_t i = 0; i < n; i++)
         useful += m[i].q != DX_Q_RANK;
+    if (rank < 0 && useful)
+        unranked_step(stp, m, n);
     if (rank < 0 || !useful)
         return DDX_OK;
     mr_rank *x = dx_job_rstate(jm, &dx_reading_metrics, rank, 1);
@@ -858,6 +884,7 @@ const dx_reading dx_reading_metrics = {
     .doc = "each rank's numeric metrics in any spelling (k=v, k: v, dicts, JSON, Megatron's | "
            "fields, tqdm and Lightning bars): its step and loop length, its step and data-wait "
            "times and rates (for the straggler), its losses and gradient norms (for NaN onset)",
+    .state_size = sizeof(mr_state),
     .rank_size = sizeof(mr_rank),
     .rank_init = mr_rank_init,
     .line_rank = mr_line_rank,

@@ -55,4 +55,8 @@ DX_HIDDEN const char *dx_qty_name(int q);
 DX_HIDDEN int dx_metrics_step(const dx_job_model *jm, const dx_rank *x, double *step,
                               double *total);
 
+/* The most copies of one step printed by lines of no rank (how many processes print them on a
+ * shared console), 0 none. */
+DX_HIDDEN int dx_metrics_unranked_copies(const dx_job_model *jm);
+
 #endif
