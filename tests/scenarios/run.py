@@ -23,6 +23,8 @@ purpose (or, for `healthy` and the stragglers, finishes). scenario.json:
   ulimit_v_mb    an address-space limit (ulimit -v, RLIMIT_AS) for the launcher and its ranks
   env            extra environment for the ranks (common.py lists the SCN_* variables)
   occupy_port    true: the harness listens on MASTER_PORT itself before starting the job
+  sigterm_after  seconds after the start when the harness sends SIGTERM to the launcher process
+                 alone (a scheduler's time limit reaching the job step), not to its workers
   top            the reference id ddx must rank first; null: ddx must find nothing
                  (no diagnosis at level likely or confirmed)
   culprit_rank   the rank ddx must blame; null: not checked (no single rank is at fault)
@@ -236,6 +238,12 @@ def launch(sc, work, port, env):
             _register(p.pid)
             procs.append(p)
     deadline = time.time() + sc["timeout"]
+    if sc.get("sigterm_after"):
+        stop_at = time.time() + sc["sigterm_after"]
+        if all([_wait(p, stop_at) for p in procs]) is False and not _stopping.is_set():
+            for p in procs:
+                if p.poll() is None:
+                    p.send_signal(signal.SIGTERM)
     ok = all([_wait(p, deadline) for p in procs])
     for p in procs:
         _kill_group(p.pid)  # timeout, or ranks the agent left behind
