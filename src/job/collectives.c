@@ -9,6 +9,8 @@
  */
 #include "collectives.h"
 
+#include "launchers.h"
+#include "progress.h"
 #include "watchdog.h"
 
 /* ==== desync ================================================================================ */
@@ -25,6 +27,10 @@ static const dx_reading_fact dy_facts[] = {
      "different TensorShape: a dynamic-shape gather or a different set of parameters, not calls "
      "out of order), watchdog timeouts at one SeqNum with different NumelIn, NCCL COLL lines at "
      "one opCount with different counts"},
+    {"job.fewer_collectives", "int",
+     "the one rank that finished every step of its loop cleanly while every other rank, with a "
+     "loop of the same length, failed or timed out in the middle of it: it issued fewer "
+     "collectives per step (a no_sync or a skipped reduction on that rank only)"},
     {"job.fingerprint_diff", "string",
      "what the two fingerprints of TORCH_DISTRIBUTED_DEBUG's collective-mismatch reports differ "
      "in: `operation` when any report pairs two different OpTypes (calls out of order), else "
@@ -73,6 +79,7 @@ typedef struct dy_state {
     char size_op[32];
     char size_why[300];
     int fp_diff; /* the mismatch reports differ in: 1 shape only, 2 operation (0 none read) */
+    int fewer;   /* rank is the one that finished a loop its peers, as long, failed in */
 } dy_state;
 
 typedef struct dy_rank {
@@ -373,6 +380,55 @@ static int wd_all_agree(const dx_job_model *jm, int pass)
     return 1;
 }
 
+/* Did rank x fail or time out? */
+static int failed(const dx_job_model *jm, const dx_rank *x)
+{
+    return dx_exception_first(jm, x, NULL) || dx_watchdog_timed_out(jm, x->rank);
+}
+
+/* One rank finished every step of its loop cleanly while every other rank, counting the same
+ * steps, failed or timed out in the middle of it: with loops of one length, the finished rank
+ * ran out of collectives before its peers did, so it issued fewer per step (a no_sync or a
+ * skipped reduction on that rank only). Unequal loops are the uneven-inputs reading's. */
+static int dy_from_equal_loops(dx_job_model *jm, dy_state *st)
+{
+    const dx_rank *done = NULL;
+    long long dn, dm, wn = 0;
+    size_t peers = 0;
+    for (size_t a = 0; a < jm->nby; a++) {
+        const dx_rank *x = jm->by_rank[a];
+        if (!x || !dx_progress_of(jm, x, &dn, &dm))
+            continue;
+        if (dx_rank_finished(jm, x) && !failed(jm, x) && dn == dm) {
+            if (done)
+                return 0; /* two finished ranks: not one odd rank */
+            done = x;
+        }
+    }
+    if (!done || !dx_progress_of(jm, done, &dn, &dm))
+        return 0;
+    for (size_t b = 0; b < jm->nby; b++) {
+        const dx_rank *w = jm->by_rank[b];
+        long long n, m;
+        if (!w || w == done)
+            continue;
+        if (!dx_progress_of(jm, w, &n, &m) || m != dm || n >= m || !failed(jm, w))
+            return 0;
+        if (!peers++ || n > wn)
+            wn = n;
+    }
+    if (!peers)
+        return 0;
+    st->rank = done->rank;
+    st->fewer = 1;
+    snprintf(
+        st->why, sizeof st->why,
+        "rank %d finished all %lld steps of its loop while the other %zu rank%s, with the same "
+        "%lld steps, failed at step %lld waiting for it: it issued fewer collectives per step",
+        done->rank, dm, peers, peers == 1 ? "" : "s", dm, wn + 1);
+    return 1;
+}
+
 static void dy_find(dx_job_model *jm, dy_state *st)
 {
     for (size_t a = 0; a < jm->nby; a++) {
@@ -381,7 +437,7 @@ static void dy_find(dx_job_model *jm, dy_state *st)
             if (dy_from_coll(jm, st, jm->by_rank[a], xs, i))
                 return;
     }
-    if (dy_from_fingerprints(jm, st))
+    if (dy_from_fingerprints(jm, st) || dy_from_equal_loops(jm, st))
         return;
     /* first pass: the same SeqNum in different operations (the strongest form); second pass:
      * timed-out ranks stuck in different operations at all (their SeqNums may differ when one
@@ -405,9 +461,10 @@ static int dy_publish(dx_job_model *jm, void *stp, dx_facts *f)
 {
     (void)jm;
     const dy_state *st = stp;
-    int rc = st->why[0]
-                 ? dx_job_fact(f, "job.desync", "watchdog timeouts of every rank", "%s", st->why)
-                 : DDX_OK;
+    int rc = !st->why[0] ? DDX_OK
+             : st->fewer
+                 ? dx_job_fact(f, "job.fewer_collectives", st->why, "%d", st->rank)
+                 : dx_job_fact(f, "job.desync", "watchdog timeouts of every rank", "%s", st->why);
     if (!rc && st->size_op[0])
         rc = dx_job_fact(f, "job.size_mismatch", st->size_why, "%s", st->size_op);
     if (!rc && st->fp_diff)

@@ -36,6 +36,8 @@ static const policy policies[] = {
     {"nan", 25, 1, 0, "its loss or gradient norm turned non-finite before any other rank's"},
     {"tracebacks", 60, 1, 0, "its traceback is in a different collective from the others'"},
     {"uneven", 70, 1, 0, "its number of batches differs from every other rank's"},
+    /* rank 0 coordinates a monitored barrier: its report outranks the others' pointers at it */
+    {"barrier", 28, 1, 0, "rank 0's monitored barrier reports it did not arrive"},
     {"blamed", 30, 1, 0, "the log names this rank"},
     {"root", 40, 1, 0, "the first root failure is on this rank"},
     {"oom-device", 42, 1, 0, "its GPU ran out of memory (the error names the device; one node)"},

@@ -419,8 +419,9 @@ static const dx_reading_fact la_facts[] = {
     {"job.launcher_exitcode", "int", "that rank's exit code as the launcher reported it"},
     {"job.spawn_stopped", "int",
      "the worker whose own exception mp.spawn reported (\"-- Process N terminated with the "
-     "following error\") in a job of two or more processes: mp.spawn then terminated the others, "
-     "so one rank's failure ended the job"},
+     "following error\"), or whose exit with an error code it reported when that worker printed "
+     "no exception, in a job of two or more processes: mp.spawn then terminated the others, so "
+     "one rank's failure ended the job"},
 };
 
 enum { LA_AGENT, LA_SRUN, LA_SPAWN, LA_FAILURES };
@@ -468,6 +469,7 @@ typedef struct la_state {
        one */
     int scope;
     int raised; /* the first worker whose exception mp.spawn reported, -1 none */
+    int exited; /* the first worker mp.spawn reported exiting with an error code, -1 none */
 } la_state;
 
 const dx_reading dx_reading_launcher;
@@ -475,7 +477,7 @@ const dx_reading dx_reading_launcher;
 static void la_init(void *stp)
 {
     la_state *st = stp;
-    st->agent_rank = st->srun_rank = st->scope = st->raised = -1;
+    st->agent_rank = st->srun_rank = st->scope = st->raised = st->exited = -1;
 }
 
 static int starts(const char *s, size_t n, const char *prefix)
@@ -564,6 +566,9 @@ static int la_hit(dx_job_model *jm, void *stp, size_t row, const dx_hit *h)
     }
     if (row != LA_AGENT)
         st->report = 1;
+    dx_str sig;
+    if (row == LA_SPAWN && st->exited < 0 && !(dx_hit_str(h, "sig", &sig) && sig.n))
+        st->exited = r;
     la_agent(st, r, row == LA_SPAWN ? spawn_code(h) : (int)dx_hit_ll(h, "code", 0));
     return DDX_OK;
 }
@@ -608,17 +613,25 @@ static int la_finish(dx_job_model *jm, void *stp)
     return DDX_OK;
 }
 
-/* mp.spawn reported worker N's own exception (not an echo of a peer's failure) and the job had
- * other processes (ranks seen, a higher process index, copies of one step on the shared
- * console): it terminated them, so that one rank's failure ended the job. */
+/* mp.spawn reported worker N's own exception (not an echo of a peer's failure), or its exit
+ * with an error code and no exception, and the job had other processes (ranks seen, a higher
+ * process index, copies of one step on the shared console): it terminated them, so that one
+ * rank's failure ended the job. */
 static int spawn_stopped(const dx_job_model *jm, const la_state *st)
 {
-    const dx_rank *x = dx_job_rank_get(jm, st->raised);
-    if (!x || !dx_exception_original(jm, x, NULL))
+    int r = st->raised;
+    const dx_rank *x = dx_job_rank_get(jm, r);
+    if (x && !dx_exception_original(jm, x, NULL))
         return -1;
-    size_t procs = jm->nby > (size_t)st->raised + 1 ? jm->nby : (size_t)st->raised + 1;
+    if (!x) {
+        r = st->exited;
+        x = dx_job_rank_get(jm, r);
+        if (r < 0 || (x && dx_exception_first(jm, x, NULL)))
+            return -1;
+    }
+    size_t procs = jm->nby > (size_t)r + 1 ? jm->nby : (size_t)r + 1;
     size_t copies = (size_t)dx_metrics_unranked_copies(jm);
-    return (copies > procs ? copies : procs) >= 2 ? st->raised : -1;
+    return (copies > procs ? copies : procs) >= 2 ? r : -1;
 }
 
 static int la_publish(dx_job_model *jm, void *stp, dx_facts *f)

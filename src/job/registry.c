@@ -38,6 +38,7 @@
     X(shard_sizes)                                                                                 \
     X(phases)                                                                                      \
     X(store_barrier)                                                                               \
+    X(monitored_barrier)                                                                           \
     X(megatron_straggler)                                                                          \
     X(nccl_net)                                                                                    \
     X(nccl_ras)                                                                                    \
