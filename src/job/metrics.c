@@ -709,6 +709,8 @@ typedef struct mr_rank {
 typedef struct mr_state {
     uint16_t copies[64];
     int max_copies;
+    /* ... and of those copies, how many gave a loss, how many a non-finite one */
+    uint16_t losses[64], bad[64];
 } mr_state;
 
 const dx_reading dx_reading_metrics;
@@ -771,9 +773,32 @@ static void unranked_step(mr_state *st, const dx_metric *m, size_t n)
     if (!s || !(s->v >= 0 && s->v < (double)DX_ARRAY_LEN(st->copies)) || s->v != floor(s->v) ||
         (e && e->v != 0))
         return;
-    uint16_t *c = &st->copies[(size_t)s->v];
+    size_t i = (size_t)s->v;
+    uint16_t *c = &st->copies[i];
     if (*c < UINT16_MAX && ++*c > st->max_copies)
         st->max_copies = *c;
+    const dx_metric *loss = first_q(m, n, DX_Q_LOSS);
+    if (loss && st->losses[i] < UINT16_MAX) {
+        st->losses[i]++;
+        st->bad[i] += !isfinite(loss->v);
+    }
+}
+
+int dx_metrics_unranked_onset(const dx_job_model *jm, int *copies, int *all_from)
+{
+    const mr_state *st = dx_job_state(jm, &dx_reading_metrics);
+    size_t n = st ? DX_ARRAY_LEN(st->losses) : 0, s = 0;
+    while (s < n && !st->bad[s])
+        s++;
+    if (s == n || st->bad[s] != 1 || st->losses[s] < 2)
+        return -1;
+    for (size_t t = s + 1; t < n; t++)
+        if (st->losses[t] >= 2 && st->bad[t] == st->losses[t]) {
+            *copies = st->losses[s];
+            *all_from = (int)t;
+            return (int)s;
+        }
+    return -1;
 }
 
 static int mr_line(dx_job_model *jm, void *stp, const dx_line *l)
@@ -901,6 +926,10 @@ static const dx_reading_fact no_facts[] = {
      "infinite at an earlier step than every other rank's, by the step the line gives, else by "
      "the count of values the rank printed"},
     {"job.nan_onset", "string", "the same comparison, said: which rank, which value, which step"},
+    {"job.nan_unranked", "int",
+     "the step at which one of several processes printing step lines that name no rank (a shared "
+     "console, mp.spawn) has a non-finite loss while the others' are finite, before a later step "
+     "at which every process's is: NaN onset on one process, its rank unknown"},
 };
 
 /* the quantities NaN onset compares, in the order that decides: the loss is each rank's own (the
@@ -1014,8 +1043,17 @@ static int no_finish(dx_job_model *jm, void *stp)
 
 static int no_publish(dx_job_model *jm, void *stp, dx_facts *f)
 {
-    (void)jm;
     const no_state *st = stp;
+    int copies, all_from,
+        at = st->rank < 0 ? dx_metrics_unranked_onset(jm, &copies, &all_from) : -1;
+    if (at >= 0) {
+        int rc = dx_job_fact(f, "job.nan_unranked", "step lines that name no rank", "%d", at);
+        return rc ? rc
+                  : dx_job_fact(f, "job.nan_onset", "step lines that name no rank",
+                                "one of the %d processes printing step %d has a non-finite loss; "
+                                "from step %d on every process's is (the lines name no rank)",
+                                copies, at, all_from);
+    }
     if (st->rank < 0)
         return DDX_OK;
     int rc = dx_job_fact(f, "job.nan_rank", st->why, "%d", st->rank);

@@ -59,4 +59,9 @@ DX_HIDDEN int dx_metrics_step(const dx_job_model *jm, const dx_rank *x, double *
  * shared console), 0 none. */
 DX_HIDDEN int dx_metrics_unranked_copies(const dx_job_model *jm);
 
+/* The first step at which exactly one of two or more copies of an unranked step line has a
+ * non-finite loss, with a later step at which every copy has (its copies, that later step); -1
+ * none. */
+DX_HIDDEN int dx_metrics_unranked_onset(const dx_job_model *jm, int *copies, int *all_from);
+
 #endif
