@@ -170,8 +170,7 @@ static pick hang(const dx_job_model *jm, char *buf, size_t cap)
     }
     const char *note = dx_stall_note(jm, &rank, &seq);
     if (note) {
-        snprintf(buf, cap, "the job hung: the log notes its output stopped, with no error: %s",
-                 note);
+        snprintf(buf, cap, "the job hung, as a note in the inputs says (no error line): %s", note);
         return (pick){rank, seq, buf};
     }
     return (pick){-1, 0, NULL};

@@ -49,13 +49,14 @@ static const dx_signal fl_patterns[] = {
                       "...\"), every release",
                       0},
     [FL_STALL] = {"job-failline-stall", DX_ROLE_NOISE, 0,
-                  "^[\\s\\[(<>#*_-]*(?:no (?:further|more) output\\b|nothing (?:more|else) "
-                  "(?:is )?(?:printed|logged)\\b|(?:then )?(?:the )?(?:program|process|training|"
-                  "job|run|script|code|it) (?:then )?(?:freezes|froze|hangs|hung|stalls|stalled|"
-                  "deadlocks|is stuck|gets stuck|got stuck)\\b|(?:and )?(?:then )?(?:hangs?|"
-                  "stuck|freezes?) (?:here|there|forever)\\b)",
-                  "how people note in a posted log that its output stopped (a hang leaves no "
-                  "line of its own)",
+                  "^[\\s\\[(<>#*_-]*(?:\\[\\w+\\]:? )?(?:no (?:further|more) output\\b|nothing "
+                  "(?:more|else) (?:is )?(?:printed|logged)\\b|(?:then )?(?:the )?`?[\\w.()]+`? "
+                  "(?:then )?(?:freezes|froze|hangs|hung|stalls|stalled|deadlocks|is stuck|gets "
+                  "stuck|got stuck)\\b|(?:and )?(?:then )?(?:hangs?|stuck|freezes?) "
+                  "(?:here|there|forever)\\b)",
+                  "how people note in a posted log, or title a report, that the output stopped "
+                  "(\"[no further output for 25 minutes]\", \"> program freezes\", \"[Bug]: "
+                  "ncclAllReduce deadlocks on ...\"): a hang leaves no line of its own",
                   1},
 };
 

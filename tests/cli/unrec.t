@@ -69,7 +69,7 @@ $ diagnose --json tests/data/unrec/pyspy-hang.log
 $ diagnose tests/data/unrec/stall-note.log
 ? 1
 > Unrecognised failure: the job failed
-> the job hung: the log notes its output stopped, with no error
+> the job hung, as a note in the inputs says (no error line): > the program freezes here
 > tests/data/unrec/stall-note.log:5
 < No known failure found
 
