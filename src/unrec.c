@@ -205,8 +205,11 @@ int dx_unrec_find(ddx_report *rep, dx_unrec **out)
         p = (pick){frame_rank, frame_seq, buf};
         own = 1;
     }
-    if (!p.text)
+    int echoed = 0; /* the line only echoes a failure elsewhere, or is the launcher's record */
+    if (!p.text) {
         p = echo;
+        echoed = p.text != NULL;
+    }
     if (!p.text) {
         /* no exception at all: a process that died below Python */
         int nrank;
@@ -226,8 +229,10 @@ int dx_unrec_find(ddx_report *rep, dx_unrec **out)
         if (line)
             p = (pick){frank, fseq, line};
     }
-    if (!p.text)
+    if (!p.text) {
         p = launcher_record(rep, buf, sizeof buf);
+        echoed = p.text != NULL;
+    }
     if (!p.text)
         p = hang(jm, buf, sizeof buf);
     if (!p.text)
@@ -238,6 +243,7 @@ int dx_unrec_find(ddx_report *rep, dx_unrec **out)
     u->rank = p.rank;
     u->seq = p.seq;
     u->original = orig.text != NULL || own;
+    u->echo = echoed;
     size_t n = strlen(p.text);
     const char *cls;
     size_t cn = own ? 0 : dx_unrec_exception(p.text, n, &cls);

@@ -72,6 +72,12 @@ $ diagnose tests/data/unrec/stall-note.log
 > the job hung, as a note in the inputs says (no error line): > the program freezes here
 > tests/data/unrec/stall-note.log:5
 < No known failure found
+< This line echoes a failure elsewhere
+
+# Only echoes: the text report says the failing process left no error in the inputs.
+$ diagnose tests/data/unrec/echo-only.log
+? 1
+> This line echoes a failure elsewhere
 
 # A healthy run's warnings that mention a hang, and NCCL's warning about an optional library it
 # does without, are not a failure: nothing unrecognised.
