@@ -930,7 +930,8 @@ static const char *const ph_names[] = {"launch",     "init",       "evaluation",
 typedef struct ph_state {
     const char *phase; /* NULL none */
     uint64_t seq;
-    char where[300];
+    uint64_t line;  /* the last phase line: its number and file (said at publish, since every */
+    char path[300]; /* step line of a trainer's log moves it) */
 } ph_state;
 
 const dx_reading dx_reading_phases;
@@ -941,8 +942,9 @@ static void ph_set(ph_state *st, const char *phase, uint64_t seq, const char *pa
         return;
     st->phase = phase;
     st->seq = seq;
-    snprintf(st->where, sizeof st->where, "the last phase line is %s:%llu", path,
-             (unsigned long long)line);
+    st->line = line;
+    if (strncmp(st->path, path, sizeof st->path))
+        snprintf(st->path, sizeof st->path, "%s", path);
 }
 
 void dx_phases_note_step(dx_job_model *jm, const dx_line *l)
@@ -961,7 +963,13 @@ static int ph_publish(dx_job_model *jm, void *stp, dx_facts *f)
 {
     (void)jm;
     const ph_state *st = stp;
-    return st->phase ? dx_job_fact(f, "job.last_phase", st->where, "%s", st->phase) : DDX_OK;
+    if (!st->phase)
+        return DDX_OK;
+    char where[360];
+    snprintf(where, sizeof where, "the last phase line is %s:%llu", st->path,
+             (unsigned long long)st->line);
+    where[299] = '\0'; /* said in at most 299 bytes, as it always was */
+    return dx_job_fact(f, "job.last_phase", where, "%s", st->phase);
 }
 
 const dx_reading dx_reading_phases = {
