@@ -853,20 +853,26 @@ static int hex_like(const unsigned char *sk, size_t n)
     return 0;
 }
 
-static uint64_t shape_hash(const unsigned char *sk, size_t n)
+/* The shape of s[0..n) into sk (every digit read as '0'; sk has room for n + 8 bytes), eight
+ * bytes at a time; returns its hash. */
+static uint64_t shape_of(const char *s, size_t n, unsigned char *sk)
 {
+    const uint64_t ones = 0x0101010101010101ull, high = 0x8080808080808080ull;
     uint64_t h = 0x9e3779b97f4a7c15ull ^ n;
-    size_t i = 0;
-    for (; i + 8 <= n; i += 8) {
-        uint64_t w;
-        memcpy(&w, sk + i, 8);
+    for (size_t i = 0; i < n; i += 8) {
+        uint64_t w = 0;
+        memcpy(&w, s + i, n - i < 8 ? n - i : 8);
+        /* a byte below 0x80 is a digit when adding 0x80 - '0' sets its top bit and adding
+           0x7f - '9' does not (neither carries into the next byte) */
+        uint64_t low = w & ~high;
+        uint64_t digit = (low + ones * (0x80 - '0')) & ~(low + ones * (0x7f - '9')) & ~w & high;
+        uint64_t m = (digit >> 7) * 0xff;
+        w = (w & ~m) | (ones * '0' & m);
+        memcpy(sk + i, &w, 8);
         h = (h ^ w) * 0xff51afd7ed558ccdull;
         h ^= h >> 32;
     }
-    uint64_t w = 0;
-    memcpy(&w, sk + i, n - i);
-    h = (h ^ w) * 0xc4ceb9fe1a85ec53ull;
-    return h ^ (h >> 29);
+    return h;
 }
 
 /* A new shape from a line's tokens, every lookup made; NULL when out of memory. */
@@ -911,16 +917,12 @@ size_t dx_metrics_parse_memo(dx_metrics_memo *m, const char *s, size_t n, dx_met
         return 0;
     if (n > MX_SCAN)
         n = MX_SCAN;
-    unsigned char sk[MEMO_MAX_LEN];
+    unsigned char sk[MEMO_MAX_LEN + 8];
     uint64_t h = 0;
     shape **slot = NULL;
     if (m && n <= MEMO_MAX_LEN) {
-        for (size_t i = 0; i < n; i++) {
-            unsigned char c = (unsigned char)s[i];
-            sk[i] = (unsigned char)(c - '0') < 10 ? '0' : c;
-        }
+        h = shape_of(s, n, sk);
         if (!hex_like(sk, n)) {
-            h = shape_hash(sk, n);
             slot = &m->sh[h & (MEMO_SLOTS - 1)];
             const shape *x = *slot;
             if (x && x->hash == h && x->n == n && !memcmp(x->sk, sk, n)) {
