@@ -841,37 +841,41 @@ void dx_metrics_memo_free(dx_metrics_memo *m)
     dx_free(m);
 }
 
-/* Whether the shape sk[0..n) has a digit right before an x or X (the tokenizer reads "0x1f" by
- * the digit's value). */
-static int hex_like(const unsigned char *sk, size_t n)
-{
-    for (const char *x = "xX"; *x; x++)
-        for (const unsigned char *p = memchr(sk, *x, n); p;
-             p = memchr(p + 1, *x, n - (size_t)(p + 1 - sk)))
-            if (p > sk && p[-1] == '0')
-                return 1;
-    return 0;
-}
-
 /* The shape of s[0..n) into sk (every digit read as '0'; sk has room for n + 8 bytes), eight
- * bytes at a time; returns its hash. */
-static uint64_t shape_of(const char *s, size_t n, unsigned char *sk)
+ * bytes at a time; returns its hash, and in *hex whether a digit comes right before an x or X
+ * (the tokenizer reads "0x1f" by the digit's value). */
+static uint64_t shape_of(const char *s, size_t n, unsigned char *sk, int *hex)
 {
     const uint64_t ones = 0x0101010101010101ull, high = 0x8080808080808080ull;
-    uint64_t h = 0x9e3779b97f4a7c15ull ^ n;
+    uint64_t h = 0x9e3779b97f4a7c15ull ^ n, any_hex = 0, carry = 0;
     for (size_t i = 0; i < n; i += 8) {
         uint64_t w = 0;
-        memcpy(&w, s + i, n - i < 8 ? n - i : 8);
+        if (n - i >= 8)
+            memcpy(&w, s + i, 8);
+        else
+            memcpy(&w, s + i, n - i);
         /* a byte below 0x80 is a digit when adding 0x80 - '0' sets its top bit and adding
            0x7f - '9' does not (neither carries into the next byte) */
         uint64_t low = w & ~high;
         uint64_t digit = (low + ones * (0x80 - '0')) & ~(low + ones * (0x7f - '9')) & ~w & high;
+        /* x or X: the bytes that are 0 once lower-cased and xor-ed with 'x' (exact, no borrow) */
+        uint64_t v = (w | ones * 0x20) ^ (ones * 'x');
+        uint64_t x = ~(((v & ~high) + ~high) | v | ~high);
+        /* the byte before each byte (memcpy loads the first byte lowest on a little-endian
+           machine; on another, every line is read afresh) */
+        any_hex |= x & ((digit << 8) | carry);
+        carry = digit >> 56;
         uint64_t m = (digit >> 7) * 0xff;
         w = (w & ~m) | (ones * '0' & m);
         memcpy(sk + i, &w, 8);
         h = (h ^ w) * 0xff51afd7ed558ccdull;
         h ^= h >> 32;
     }
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    *hex = any_hex != 0;
+#else
+    *hex = 1;
+#endif
     return h;
 }
 
@@ -921,8 +925,9 @@ size_t dx_metrics_parse_memo(dx_metrics_memo *m, const char *s, size_t n, dx_met
     uint64_t h = 0;
     shape **slot = NULL;
     if (m && n <= MEMO_MAX_LEN) {
-        h = shape_of(s, n, sk);
-        if (!hex_like(sk, n)) {
+        int hex;
+        h = shape_of(s, n, sk, &hex);
+        if (!hex) {
             slot = &m->sh[h & (MEMO_SLOTS - 1)];
             const shape *x = *slot;
             if (x && x->hash == h && x->n == n && !memcmp(x->sk, sk, n)) {
