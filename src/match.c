@@ -41,6 +41,10 @@ struct dx_scan {
     uint32_t own[2 * DX_SCAN_PAIRS];
     const uint32_t *ov;
     size_t npairs;
+    /* the named-group table of signal names_sig (UINT32_MAX none yet), read once per signal
+       change rather than on every capture asked for */
+    uint32_t names_sig, names_count, names_entry;
+    PCRE2_SPTR names;
     dx_cand *cands;
     size_t ncands, capcands;
     size_t *line_end; /* [nsig] end of the last line a signal was recorded on, +1 */
@@ -952,6 +956,7 @@ int dx_scan_new(dx_scan **out, dx_matcher *m, ddx_error *err)
     if (!s)
         return dx_err(err, DDX_ENOMEM, "out of memory");
     s->m = m;
+    s->names_sig = UINT32_MAX;
     s->line_end = dx_calloc(m->nsig ? m->nsig : 1, sizeof(size_t));
     s->md = pcre2_match_data_create(DX_SCAN_PAIRS, NULL);
     s->mctx = pcre2_match_context_create(NULL);
@@ -1146,18 +1151,32 @@ void dx_scan_replay(dx_scan *s, uint32_t sig, const char *base, const uint32_t *
         (void)code_of(s->m, sig); /* its names (compiled already where it was confirmed) */
 }
 
-int dx_scan_capture_at(dx_scan *s, size_t i, const char **name, dx_str *value)
+/* The last confirmed signal's table of named groups: how many, each entry's size, the table;
+ * 0 when there is none. */
+static uint32_t name_table(dx_scan *s, uint32_t *entry, PCRE2_SPTR *table)
 {
     if (!s->ov || s->last_sig_ok >= s->m->nsig)
         return 0;
-    pcre2_code *re = atomic_load_explicit(&s->m->re[s->last_sig_ok], memory_order_acquire);
-    uint32_t count = 0, entry = 0;
-    PCRE2_SPTR table;
-    if (!re || pcre2_pattern_info(re, PCRE2_INFO_NAMECOUNT, &count) != 0 || i >= count)
-        return 0;
-    pcre2_pattern_info(re, PCRE2_INFO_NAMEENTRYSIZE, &entry);
-    pcre2_pattern_info(re, PCRE2_INFO_NAMETABLE, &table);
-    PCRE2_SPTR e = table + i * entry;
+    if (s->names_sig != s->last_sig_ok) {
+        pcre2_code *re = atomic_load_explicit(&s->m->re[s->last_sig_ok], memory_order_acquire);
+        uint32_t count = 0;
+        if (!re || pcre2_pattern_info(re, PCRE2_INFO_NAMECOUNT, &count) != 0)
+            return 0; /* not kept: a code compiled later is read then */
+        s->names_count = count;
+        if (count) {
+            pcre2_pattern_info(re, PCRE2_INFO_NAMEENTRYSIZE, &s->names_entry);
+            pcre2_pattern_info(re, PCRE2_INFO_NAMETABLE, &s->names);
+        }
+        s->names_sig = s->last_sig_ok;
+    }
+    *entry = s->names_entry;
+    *table = s->names;
+    return s->names_count;
+}
+
+/* Named group e of the table: its name, and its value (NULL when it did not take part). */
+static void name_entry(const dx_scan *s, PCRE2_SPTR e, const char **name, dx_str *value)
+{
     uint32_t group = ((uint32_t)e[0] << 8) | e[1];
     *name = (const char *)(e + 2);
     if (group >= s->npairs || s->ov[2 * group] == UINT32_MAX) {
@@ -1167,17 +1186,32 @@ int dx_scan_capture_at(dx_scan *s, size_t i, const char **name, dx_str *value)
         value->p = s->last_line + s->ov[2 * group];
         value->n = s->ov[2 * group + 1] - s->ov[2 * group];
     }
+}
+
+int dx_scan_capture_at(dx_scan *s, size_t i, const char **name, dx_str *value)
+{
+    uint32_t entry = 0;
+    PCRE2_SPTR table = NULL;
+    uint32_t count = name_table(s, &entry, &table);
+    if (i >= count)
+        return 0;
+    name_entry(s, table + i * entry, name, value);
     return 1;
 }
 
 int dx_scan_capture(dx_scan *s, const char *name, dx_str *out)
 {
-    const char *nm;
-    dx_str v;
-    for (size_t i = 0; dx_scan_capture_at(s, i, &nm, &v); i++)
+    uint32_t entry = 0;
+    PCRE2_SPTR table = NULL;
+    uint32_t count = name_table(s, &entry, &table);
+    for (uint32_t i = 0; i < count; i++) {
+        const char *nm;
+        dx_str v;
+        name_entry(s, table + i * entry, &nm, &v);
         if (!strcmp(nm, name) && v.p) {
             *out = v;
             return 1;
         }
+    }
     return 0;
 }
