@@ -326,6 +326,16 @@ static size_t wrap_width(const pline *v, size_t nl)
 
 /* ==== syslog's escapes ===================================================================== */
 
+/* Whether s[0..n) holds "#033[" ('#' is rare in logs: memchr finds the candidates faster than
+ * memmem searches). */
+static int has_syslog_colour(const char *s, size_t n)
+{
+    for (const char *p = memchr(s, '#', n); p; p = memchr(p + 1, '#', (size_t)(s + n - p - 1)))
+        if ((size_t)(s + n - p) >= 5 && !memcmp(p, "#033[", 5))
+            return 1;
+    return 0;
+}
+
 /* Rewrites every line of v holding "#033[" without its "#033[...X" sequences, into out (the
  * lines then point into out, which must outlive them). */
 static int drop_syslog_colours(pline *v, size_t nl, dx_buf *out)
@@ -335,7 +345,7 @@ static int drop_syslog_colours(pline *v, size_t nl, dx_buf *out)
         return DDX_ENOMEM;
     for (size_t i = 0; i < nl; i++) {
         off[i] = SIZE_MAX;
-        if (!memmem(v[i].p, v[i].len, "#033[", 5))
+        if (!has_syslog_colour(v[i].p, v[i].len))
             continue;
         off[i] = out->n;
         size_t start = out->n;
@@ -400,7 +410,7 @@ int dx_norm_chunk(dx_norm *n, const char *data, size_t len, uint64_t first_line)
        character as "#033": "#033[2m(raylet)#033[0m" is a colour, not text, and takes no
        column of the terminal's width */
     dx_buf esc = {0};
-    int unesc = memmem(data, len, "#033[", 5) != NULL;
+    int unesc = has_syslog_colour(data, len);
     if (unesc && drop_syslog_colours(v, nl, &esc)) {
         dx_free(v);
         return DDX_ENOMEM;
