@@ -274,7 +274,8 @@ static int emit_line(dx_norm *n, dx_buf *tmp, const char *p, size_t len, uint64_
 
 typedef struct pline {
     const char *p;
-    size_t len; /* without trailing blanks */
+    size_t len;      /* without trailing blanks */
+    const char *end; /* where the physical line ends in the chunk (its '\n' or the chunk's end) */
 } pline;
 
 static int table_end(char c)
@@ -381,21 +382,22 @@ int dx_norm_chunk(dx_norm *n, const char *data, size_t len, uint64_t first_line)
 {
     int has_cr = memchr(data, '\r', len) != NULL;
     int has_bs = memchr(data, '\\', len) != NULL;
-    size_t nl = 0;
-    for (const char *p = data; p < data + len; nl++) {
-        const char *e = memchr(p, '\n', (size_t)(data + len - p));
-        p = e ? e + 1 : data + len;
-    }
-    pline *v = dx_malloc((nl ? nl : 1) * sizeof *v);
+    /* the physical lines, in one pass (the array grows as they come) */
+    size_t nl = 0, capv = len / 64 + 16;
+    pline *v = dx_malloc(capv * sizeof *v);
     if (!v)
         return DDX_ENOMEM;
     size_t i = 0, quoted = 0, filled = 0;
-    for (const char *p = data; p < data + len; i++) {
+    for (const char *p = data; p < data + len; nl++) {
+        if (dx_grow((void **)&v, &capv, nl + 1, sizeof *v)) {
+            dx_free(v);
+            return DDX_ENOMEM;
+        }
         const char *e = memchr(p, '\n', (size_t)(data + len - p));
         size_t l = e ? (size_t)(e - p) : (size_t)(data + len - p);
-        v[i] = (pline){p, trim_blank(p, 0, l)};
-        quoted += v[i].len && p[0] == '>';
-        filled += v[i].len > 0;
+        v[nl] = (pline){p, trim_blank(p, 0, l), p + l};
+        quoted += v[nl].len && p[0] == '>';
+        filled += v[nl].len > 0;
         p += l + 1;
     }
     /* a log pasted as a Markdown quote: most lines start with '>' */
@@ -431,10 +433,8 @@ int dx_norm_chunk(dx_norm *n, const char *data, size_t len, uint64_t first_line)
             k++;
         const char *p = v[i].p;
         size_t l = v[i].len; /* a line rewritten without its colours lies outside data */
-        if (p >= data && p < data + len) {
-            const char *e = memchr(p, '\n', (size_t)(data + len - p));
-            l = e ? (size_t)(e - p) : (size_t)(data + len - p);
-        }
+        if (p >= data && p < data + len)
+            l = (size_t)(v[i].end - p);
         /* its quote mark or its colours were taken off */
         changed |= p < data || p >= data + len || (p > data && p[-1] != '\n');
         if (k > 1) {
