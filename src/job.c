@@ -287,6 +287,12 @@ const dx_signal *dx_job_extractor_signal(size_t i)
     return k < dx_nreadings ? &dx_readings[k]->patterns[row] : NULL;
 }
 
+dx_prefilter_fn dx_job_extractor_prefilter(size_t i)
+{
+    size_t row, k = reading_of(i, &row);
+    return k < dx_nreadings && dx_readings[k]->prefilters ? dx_readings[k]->prefilters[row] : NULL;
+}
+
 int dx_job_hit(dx_job_model *jm, size_t i, const dx_hit *h)
 {
     size_t row, k = reading_of(i, &row);
