@@ -11,7 +11,9 @@
  *     backslashes, tabs and \uXXXX escapes are undone (ANSI colours given as \u001b[..m are
  *     dropped);
  *   - hard wraps: when several lines of a chunk stop at exactly the same width (a terminal's
- *     or a tracker's), mid-text, a line at that width is joined with the line after it;
+ *     or a tracker's), mid-text, a line at that width is joined with the line after it; so is
+ *     a line that ends in NCCL's " :" separator with the plain text that follows it (a paste
+ *     broken between a message and its continuation, "message truncated :" / "receiving ...");
  *   - Markdown quotes: a log pasted into an issue as a quote ("> " before most lines) is read
  *     without the quote marks; colours that syslog wrote out as "#033[..m" are dropped;
  *   - cluster suffixes: Ray's " [repeated 3x across cluster]" is not part of the message
@@ -299,6 +301,27 @@ static int continues(const pline *a, const pline *b)
     return !(at.body > 0 || at.has_time);
 }
 
+/* Whether line a, which ends in NCCL's " :" separator, goes on in line b: a paste or a
+ * tracker broke the message after the separator (the text never ends there, so the break is
+ * not the program's), and b is plain text that starts no record of its own. */
+static int colon_cut(const pline *a, const pline *b)
+{
+    if (a->len < 3 || a->p[a->len - 1] != ':' || a->p[a->len - 2] != ' ' || !b->len ||
+        !isalnum((unsigned char)b->p[0]))
+        return 0;
+    if (a->len >= SAME_START && b->len >= SAME_START && !memcmp(a->p, b->p, SAME_START))
+        return 0;
+    dx_attr at;
+    dx_attrib_line(b->p, b->len, &at);
+    return !(at.body > 0 || at.has_time);
+}
+
+/* Whether line i goes on in line i + 1: cut at the chunk's wrap width w, or after a separator. */
+static int joins(const pline *v, size_t i, size_t w)
+{
+    return (w && v[i].len == w && continues(&v[i], &v[i + 1])) || colon_cut(&v[i], &v[i + 1]);
+}
+
 /* The width the chunk's lines were hard-wrapped at, or 0: the longest length among lines of
  * WRAP_MIN..WRAP_MAX bytes, when at least two lines of that length continue on the next line
  * (one, when it cuts a word at a common terminal width). */
@@ -406,7 +429,10 @@ int dx_norm_chunk(dx_norm *n, const char *data, size_t len, uint64_t first_line)
         return DDX_ENOMEM;
     }
     size_t w = wrap_width(v, nl);
-    if (!has_cr && !has_bs && !w && !unquote && !unesc) {
+    int cut = 0;
+    for (i = 0; i + 1 < nl && !cut; i++)
+        cut = colon_cut(&v[i], &v[i + 1]);
+    if (!has_cr && !has_bs && !w && !unquote && !unesc && !cut) {
         dx_free(v);
         return 0;
     }
@@ -416,8 +442,7 @@ int dx_norm_chunk(dx_norm *n, const char *data, size_t len, uint64_t first_line)
     int rc = DDX_OK, changed = 0;
     for (i = 0; i < nl && !rc; i++) {
         size_t k = 1;
-        while (w && k < WRAP_JOIN && i + k < nl && v[i + k - 1].len == w &&
-               continues(&v[i + k - 1], &v[i + k]))
+        while ((w || cut) && k < WRAP_JOIN && i + k < nl && joins(v, i + k - 1, w))
             k++;
         const char *p = v[i].p;
         size_t l = v[i].len; /* a line rewritten without its colours lies outside data */
@@ -429,8 +454,13 @@ int dx_norm_chunk(dx_norm *n, const char *data, size_t len, uint64_t first_line)
         changed |= p < data || p >= data + len || (p > data && p[-1] != '\n');
         if (k > 1) {
             joined.n = 0;
-            for (size_t j = 0; j < k && !rc; j++)
-                rc = dx_buf_add(&joined, v[i + j].p, v[i + j].len);
+            for (size_t j = 0; j < k && !rc; j++) {
+                /* the blank after a separator went with the line break */
+                if (j && joined.n >= 2 && !memcmp(joined.p + joined.n - 2, " :", 2))
+                    rc = dx_buf_addc(&joined, ' ');
+                if (!rc)
+                    rc = dx_buf_add(&joined, v[i + j].p, v[i + j].len);
+            }
             p = joined.p;
             l = joined.n;
             changed = 1;

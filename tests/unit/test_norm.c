@@ -107,6 +107,42 @@ static void test_hard_wrap(void **state)
     dx_norm_fini(&n);
 }
 
+static void test_separator_cut(void **state)
+{
+    (void)state;
+    dx_norm n = {0};
+    /* NCCL's warning pasted with a break after its " :" separator (as posted in an issue), then
+       NCCL's own two-line "Last error:" form, a separator before a prefixed line and one before
+       an indented line, none of which is a cut */
+    const char t[] = "node1:4021:4090 [0] transport/net_socket.cc:424 NCCL WARN NET/Socket : peer "
+                     "10.0.0.2<59210> message truncated :\n"
+                     "receiving 1048576 bytes instead of 65536\n"
+                     "Last error:\n"
+                     "Cuda failure 999 'unknown error'\n"
+                     "node1:4021:4090 [0] NCCL INFO Channel 00 :\n"
+                     "node1:4021:4090 [0] NCCL INFO Ring 00 : 0 1\n"
+                     "Options :\n"
+                     "  verbose\n";
+    assert_int_equal(dx_norm_chunk(&n, t, sizeof t - 1, 3), 1);
+    assert_int_equal(n.nlines, 7);
+    assert_string_equal(lline(&n, 0),
+                        "node1:4021:4090 [0] transport/net_socket.cc:424 NCCL WARN NET/Socket : "
+                        "peer 10.0.0.2<59210> message truncated : receiving 1048576 bytes "
+                        "instead of 65536");
+    assert_int_equal(n.first[0], 3);
+    assert_int_equal(n.span[0], 2);
+    assert_string_equal(lline(&n, 1), "Last error:");
+    assert_string_equal(lline(&n, 2), "Cuda failure 999 'unknown error'");
+    assert_int_equal(n.first[2], 6);
+    assert_string_equal(lline(&n, 3), "node1:4021:4090 [0] NCCL INFO Channel 00 :");
+    assert_string_equal(lline(&n, 5), "Options :");
+    assert_int_equal(n.first[6], 10);
+    /* a chunk whose only separator ends its last line needs nothing */
+    const char u[] = "step 1\nNET/Socket : message truncated :\n";
+    assert_int_equal(dx_norm_chunk(&n, u, sizeof u - 1, 1), 0);
+    dx_norm_fini(&n);
+}
+
 static void test_tables_are_not_wraps(void **state)
 {
     (void)state;
@@ -195,6 +231,7 @@ int main(void)
         cmocka_unit_test(test_carriage_returns),
         cmocka_unit_test(test_escaped_log),
         cmocka_unit_test(test_hard_wrap),
+        cmocka_unit_test(test_separator_cut),
         cmocka_unit_test(test_tables_are_not_wraps),
         cmocka_unit_test(test_markdown_quote),
         cmocka_unit_test(test_syslog_colours),
