@@ -716,8 +716,20 @@ static size_t parse_pylog_level(const char *s, size_t n, dx_attr *a)
     return k + 1 + nm + 1;
 }
 
+/* The stream tag of the CRI log format (containerd and CRI-O, the files under /var/log/pods
+ * and /var/log/containers that log collectors ship): " stdout F " or " stderr P " after the
+ * time, F a full line, P a part of a longer one. Returns its length at s[i], 0 when absent. */
+static size_t cri_stream(const char *s, size_t n, size_t i)
+{
+    if (!(has_at(s, n, i, " stdout ") || has_at(s, n, i, " stderr ")) || i + 9 >= n ||
+        (s[i + 8] != 'F' && s[i + 8] != 'P') || s[i + 9] != ' ')
+        return 0;
+    return 10;
+}
+
 /* ISO 8601: "2024-05-01T12:00:01.123456Z", "2024-05-01T14:00:01+02:00" (to UTC), kubectl
- * --timestamps, structured loggers. */
+ * --timestamps, structured loggers; with the CRI stream tag, a container runtime's log file:
+ * "2024-05-01T12:00:01.123456789Z stderr F ". */
 static size_t parse_iso(const char *s, size_t n, dx_attr *a)
 {
     dx_time t;
@@ -725,6 +737,11 @@ static size_t parse_iso(const char *s, size_t n, dx_attr *a)
     size_t i = parse_datetime(s, n, &t, &sep);
     if (!i || sep != 'T')
         return 0;
+    size_t cri = cri_stream(s, n, i);
+    if (cri) {
+        put_time(a, &t);
+        return i + cri;
+    }
     i = pylog_tail(s, n, i, &level);
     put_time(a, &t);
     if (level)
@@ -831,6 +848,59 @@ static size_t parse_ctime(const char *s, size_t n, dx_attr *a)
     return one_blank(s, n, i + 4);
 }
 
+/* The syslog and journal text form (rsyslog's default template, `journalctl` output):
+ * "May  1 12:00:01 node1 python[1234]: " or "May 01 12:00:01 node1 kernel: " -- month, day, time
+ * (no year), host, the program and its pid. The host is the line's host. */
+static size_t parse_syslog(const char *s, size_t n, dx_attr *a)
+{
+    static const char months[] = "JanFebMarAprMayJunJulAugSepOctNovDec";
+    if (n < 20 || !is_upper(s[0]) || s[3] != ' ')
+        return 0;
+    int m = 0, d;
+    for (int k = 0; k < 12 && !m; k++)
+        if (memcmp(s, months + 3 * k, 3) == 0)
+            m = k + 1;
+    if (!m)
+        return 0;
+    if (fixed_digits(s, n, 4, 2, &d)) {
+    } else if (s[4] == ' ' && fixed_digits(s, n, 5, 1, &d)) {
+    } else {
+        return 0;
+    }
+    if (s[6] != ' ' || !valid_date(2000, m, d))
+        return 0;
+    dx_time t = {0};
+    size_t used = parse_hms(s + 7, n - 7, &t);
+    if (!used || !has_at(s, n, 7 + used, " "))
+        return 0;
+    size_t h = 7 + used + 1, i = h;
+    while (i < n && i - h < 64 && (is_alnum(s[i]) || s[i] == '.' || s[i] == '-' || s[i] == '_'))
+        i++;
+    size_t hn = i - h;
+    if (!hn || !has_at(s, n, i, " "))
+        return 0;
+    size_t p = ++i;
+    while (i < n && i - p < 64 && s[i] != '[' && s[i] != ':' && !is_blank(s[i]))
+        i++;
+    if (i == p)
+        return 0;
+    long pid = -1;
+    size_t k;
+    if (has_at(s, n, i, "[")) {
+        if (!(k = some_digits(s, n, i + 1, 10, &pid)) || !has_at(s, n, i + 1 + k, "]"))
+            return 0;
+        i += 1 + k + 1;
+    }
+    if (!has_at(s, n, i, ":"))
+        return 0;
+    t.month = m, t.day = d;
+    put_time(a, &t);
+    put_host(a, s + h, hn);
+    if (pid >= 0)
+        put_pid(a, pid);
+    return one_blank(s, n, i + 1);
+}
+
 /* NCCL debug output: "host:pid:tid [dev] " (corpus ox-003; NCCL 2.26+ may put a
  * "[2025-01-01 12:00:00] " before it, which the bracketed-time row takes). The rest stays in the
  * body ("NCCL INFO ...", "include/shm.h:28 NCCL WARN ..."); the level is read from it. */
@@ -929,6 +999,7 @@ static const struct recogniser {
     {"glog", DX_PFX_GLOG, FB_UPPER, 0, parse_glog},
     {"pylog-level", DX_PFX_PYLOG_LEVEL, FB_UPPER, 0, parse_pylog_level},
     {"ctime", DX_PFX_CTIME, FB_UPPER, 0, parse_ctime},
+    {"syslog", DX_PFX_SYSLOG, FB_UPPER, ROW_FIRST_ONLY, parse_syslog},
     {"nccl", DX_PFX_NCCL, FB_DIGIT | FB_LOWER | FB_UPPER | FB_OTHER, 0, parse_nccl},
     {"srun", DX_PFX_SRUN, FB_DIGIT, ROW_FIRST_ONLY, parse_srun},
     {"host", DX_PFX_HOST, FB_DIGIT | FB_LOWER, ROW_FIRST_ONLY, parse_host},

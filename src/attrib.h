@@ -57,7 +57,8 @@ enum {
     DX_PFX_TORCH_GLOG = 1u << 11,   /* [E0501 12:00:01.123456789 ProcessGroupNCCL.cpp:12] */
     DX_PFX_TIME_BRACKET = 1u << 12, /* [2024-05-01 12:00:01] (no level after it; NCCL 2.26+) */
     DX_PFX_CTIME = 1u << 13,        /* Tue Nov 27 13:49:06 2018 (mpirun --timestamp-output) */
-    DX_PFX_PYLOG_LEVEL = 1u << 14   /* ERROR:torch.distributed.elastic...api: (basicConfig) */
+    DX_PFX_PYLOG_LEVEL = 1u << 14,  /* ERROR:torch.distributed.elastic...api: (basicConfig) */
+    DX_PFX_SYSLOG = 1u << 15        /* May  1 12:00:01 node1 python[1234]: (syslog, journal) */
 };
 
 /* The recogniser's short name for one DX_PFX_* bit ("torchrun-rank", "glog", ...), or NULL. */

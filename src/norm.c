@@ -14,6 +14,8 @@
  *     or a tracker's), mid-text, a line at that width is joined with the line after it; so is
  *     a line that ends in NCCL's " :" separator with the plain text that follows it (a paste
  *     broken between a message and its continuation, "message truncated :" / "receiving ...");
+ *   - container log records: a line of Docker's json-file driver ({"log":"...","time":...})
+ *     is read as its time and the line it holds, unescaped;
  *   - Markdown quotes: a log pasted into an issue as a quote ("> " before most lines) is read
  *     without the quote marks; colours that syslog wrote out as "#033[..m" are dropped;
  *   - cluster suffixes: Ray's " [repeated 3x across cluster]" is not part of the message
@@ -65,6 +67,7 @@ size_t dx_norm_body_end(const char *line, size_t start, size_t len)
 void dx_norm_fini(dx_norm *n)
 {
     dx_buf_fini(&n->out);
+    dx_buf_fini(&n->rec);
     dx_free(n->first);
     dx_free(n->span);
     memset(n, 0, sizeof *n);
@@ -220,9 +223,54 @@ static int bar_like(const char *p, size_t len)
     return 0;
 }
 
+/* ==== container log records ================================================================ */
+
+/* The end of the JSON string that starts at p (just after its opening quote): its closing
+ * quote, or NULL. */
+static const char *json_string_end(const char *p, const char *end)
+{
+    for (; p < end; p++) {
+        if (*p == '\\')
+            p++;
+        else if (*p == '"')
+            return p;
+    }
+    return NULL;
+}
+
+/* A record of Docker's json-file log driver (what `docker logs` reads, and log collectors ship):
+ * {"log":"<the line, escaped, with its \n>","stream":"stderr","time":"<RFC 3339>"}. Rewritten
+ * into rec as "<time> <the line, still escaped>", so that the line is read as the program
+ * printed it, after a time prefix attrib.c knows. 0 when p is no such record. */
+static int docker_record(dx_buf *rec, const char *p, size_t len)
+{
+    static const char head[] = "{\"log\":\"", when[] = "\"time\":\"";
+    const char *end = p + len;
+    if (len < sizeof head || memcmp(p, head, sizeof head - 1))
+        return 0;
+    const char *v = p + sizeof head - 1, *ve = json_string_end(v, end);
+    if (!ve)
+        return 0;
+    rec->n = 0;
+    const char *t = memmem(ve, (size_t)(end - ve), when, sizeof when - 1);
+    if (t) {
+        const char *ts = t + sizeof when - 1, *te = json_string_end(ts, end);
+        if (te && (dx_buf_add(rec, ts, (size_t)(te - ts)) || dx_buf_addc(rec, ' ')))
+            return DDX_ENOMEM;
+    }
+    if (dx_buf_add(rec, v, (size_t)(ve - v)))
+        return DDX_ENOMEM;
+    return 1;
+}
+
 static int emit_segment(dx_norm *n, dx_buf *tmp, const char *p, size_t len, uint64_t first,
                         uint32_t span)
 {
+    int rec = docker_record(&n->rec, p, len);
+    if (rec < 0)
+        return rec;
+    if (rec)
+        return emit_unescaped(n, tmp, n->rec.p, n->rec.n, 1, first, span);
     int split;
     if (wants_unescape(p, len, &split))
         return emit_unescaped(n, tmp, p, len, split, first, span);
@@ -432,7 +480,8 @@ int dx_norm_chunk(dx_norm *n, const char *data, size_t len, uint64_t first_line)
     int cut = 0;
     for (i = 0; i + 1 < nl && !cut; i++)
         cut = colon_cut(&v[i], &v[i + 1]);
-    if (!has_cr && !has_bs && !w && !unquote && !unesc && !cut) {
+    int docker = memmem(data, len, "{\"log\":\"", 8) != NULL;
+    if (!has_cr && !has_bs && !w && !unquote && !unesc && !cut && !docker) {
         dx_free(v);
         return 0;
     }

@@ -143,6 +143,33 @@ static void test_separator_cut(void **state)
     dx_norm_fini(&n);
 }
 
+static void test_docker_records(void **state)
+{
+    (void)state;
+    dx_norm n = {0};
+    /* Docker's json-file driver, one record a line (the form of
+       /var/lib/docker/containers/ID/ID-json.log): the line, escaped, with its newline, then the
+       stream and the time; a line that is no record stays as it is */
+    const char t[] =
+        "{\"log\":\"Traceback (most recent call last):\\n\",\"stream\":\"stderr\",\"time\":"
+        "\"2024-05-01T12:00:01.123456789Z\"}\n"
+        "{\"log\":\"    store = TCPStore(result.hostname, \\\"x\\\")\\n\",\"stream\":\"stderr\","
+        "\"time\":\"2024-05-01T12:00:01.2Z\"}\n"
+        "plain line\n"
+        "{\"log\":\"\\u003e no time\\n\"}\n";
+    assert_int_equal(dx_norm_chunk(&n, t, sizeof t - 1, 1), 1);
+    assert_int_equal(n.nlines, 4);
+    assert_string_equal(lline(&n, 0), "2024-05-01T12:00:01.123456789Z Traceback (most recent call "
+                                      "last):");
+    assert_string_equal(lline(&n, 1),
+                        "2024-05-01T12:00:01.2Z     store = TCPStore(result.hostname, \"x\")");
+    assert_string_equal(lline(&n, 2), "plain line");
+    assert_string_equal(lline(&n, 3), "> no time");
+    assert_int_equal(n.first[1], 2);
+    assert_int_equal(n.first[3], 4);
+    dx_norm_fini(&n);
+}
+
 static void test_tables_are_not_wraps(void **state)
 {
     (void)state;
@@ -232,6 +259,7 @@ int main(void)
         cmocka_unit_test(test_escaped_log),
         cmocka_unit_test(test_hard_wrap),
         cmocka_unit_test(test_separator_cut),
+        cmocka_unit_test(test_docker_records),
         cmocka_unit_test(test_tables_are_not_wraps),
         cmocka_unit_test(test_markdown_quote),
         cmocka_unit_test(test_syslog_colours),
