@@ -1,7 +1,8 @@
 /* cover.c -- ddx-cover: which signals of the built-in references read each message a framework's
  * source can print.
  *
- * Usage: ddx-cover match FILE.tsv     one line per matched row: "ROW<TAB>ref/signal,..."
+ * Usage: ddx-cover match FILE.tsv     one line per matched row: "ROW<TAB>ref/signal,..." (only
+ *                                     signals that read a message: no marker, no at_end stall)
  *        ddx-cover check DIR          the coverage tests over every .tsv in DIR (exit 1 on a failure)
  *
  * The data files (data/source-strings/<framework>.tsv, written by tools/source_strings.py) hold
@@ -655,6 +656,16 @@ static int load_framework(rowset *set, const char *tsv, const char *framework)
     return rc;
 }
 
+/* Whether signal s reads the message of a line, and so can claim a row: a marker is only a
+ * landmark, and a signal that counts only as the last line of a log with no failure anywhere
+ * (at_end) reads a stall at that line (an INFO trace, a progress bar), not the message. */
+static int claims_message(const ddx_kb *kb, uint32_t s)
+{
+    const dx_ref *ref = kb->refs[kb->sig_ref[s]];
+    const dx_sigcond *c = ref->conds ? &ref->conds[kb->sig_idx[s]] : NULL;
+    return kb->sigs[s]->role != DX_ROLE_MARKER && !(c && c->at_end);
+}
+
 static int cmd_match(const ddx_kb *kb, const char *path)
 {
     rowset set = {0};
@@ -665,7 +676,7 @@ static int cmd_match(const ddx_kb *kb, const char *path)
     for (size_t i = 0; i < set.n && !rc; i++) {
         int first = 1;
         for (uint32_t s = 0; s < kb->nsig; s++) {
-            if (!set.rows[i].hit[s])
+            if (!set.rows[i].hit[s] || !claims_message(kb, s))
                 continue;
             sig_name(kb, s, &name);
             if (first)
