@@ -370,6 +370,41 @@ static size_t parse_torchrun_rank(const char *s, size_t n, dx_attr *a)
     return one_blank(s, n, 5 + k + 2);
 }
 
+/* Lightning's rank_prefixed_message: "[rank: 3] " (lightning/fabric/utilities/rank_zero.py), the
+ * global rank, before the message of its rank-aware logging. */
+static size_t parse_lightning_rank(const char *s, size_t n, dx_attr *a)
+{
+    long r;
+    if (!has_at(s, n, 0, "[rank: "))
+        return 0;
+    size_t k = some_digits(s, n, 7, 7, &r);
+    if (!k || !has_at(s, n, 7 + k, "] "))
+        return 0;
+    put_rank(a, r);
+    return 7 + k + 2;
+}
+
+/* kubectl logs --prefix: "[pod/trainer-worker-0/pytorch] " (the pod, then the container); the
+ * pod is the line's host. */
+static size_t parse_kubectl(const char *s, size_t n, dx_attr *a)
+{
+    if (!has_at(s, n, 0, "[pod/"))
+        return 0;
+    size_t i = 5, h = i;
+    while (i < n && i - h < 253 && (is_alnum(s[i]) || s[i] == '.' || s[i] == '-' || s[i] == '_'))
+        i++;
+    size_t hn = i - h;
+    if (!hn || !has_at(s, n, i, "/"))
+        return 0;
+    size_t c = ++i;
+    while (i < n && i - c < 253 && (is_alnum(s[i]) || s[i] == '.' || s[i] == '-' || s[i] == '_'))
+        i++;
+    if (i == c || !has_at(s, n, i, "] "))
+        return 0;
+    put_host(a, s + h, hn);
+    return i + 2;
+}
+
 /* torchrun --tee, role name and LOCAL rank: "[default3]:", "[trainer1]:". */
 static size_t parse_torchrun_role(const char *s, size_t n, dx_attr *a)
 {
@@ -636,6 +671,28 @@ static size_t parse_torch_glog(const char *s, size_t n, dx_attr *a)
  * " - INFO - ", " - root - INFO - ", " - INFO - __main__ - " (corpus ddp-009), " | INFO | name | "
  * (fairseq), " INFO ", " [INFO] ", or a glog-style ": E file.cc:12] " (TSL/XLA). Returns the
  * offset after what it took (i itself when nothing fits) and sets *level. */
+/* loguru's default record location after the level, "module:function:12 - ", at s[i]: its length,
+ * 0 when absent. */
+static size_t loguru_location(const char *s, size_t n, size_t i)
+{
+    size_t j = i;
+    for (int part = 0; part < 2; part++) {
+        size_t b = j;
+        while (j < n && j - b < 128 &&
+               (is_alnum(s[j]) || s[j] == '_' || s[j] == '.' || s[j] == '<' || s[j] == '>' ||
+                s[j] == '-'))
+            j++;
+        if (j == b || !has_at(s, n, j, ":"))
+            return 0;
+        j++;
+    }
+    long line;
+    size_t k = some_digits(s, n, j, 9, &line);
+    if (!k || !has_at(s, n, j + k, " - "))
+        return 0;
+    return j + k + 3 - i;
+}
+
 static size_t pylog_tail(const char *s, size_t n, size_t i, char *level)
 {
     size_t k;
@@ -653,6 +710,16 @@ static size_t pylog_tail(const char *s, size_t n, size_t i, char *level)
         size_t j = i + 3;
         /* the level, or one logger name and then the level */
         for (int field = 0; field < 2; field++) {
+            size_t pad = 0; /* loguru pads the level to eight columns: "| ERROR    | " */
+            if ((k = level_word_at(s, n, j, &lv)))
+                while (j + k + pad < n && s[j + k + pad] == ' ' && pad < 8)
+                    pad++;
+            if (k && pad && sep[1] == '|' && has_at(s, n, j + k + pad - 1, sep) &&
+                (pad > 1 || loguru_location(s, n, j + k + pad + 2))) {
+                j += k + pad + 2;
+                *level = lv;
+                return j + loguru_location(s, n, j);
+            }
             if ((k = level_word_at(s, n, j, &lv)) && has_at(s, n, j + k, sep)) {
                 j += k + 3;
                 /* a logger name after the level: "INFO - __main__ - " */
@@ -776,8 +843,19 @@ static size_t bracket_time(const char *s, size_t n, dx_attr *a, bool require_lev
     }
     if (!has_at(s, n, i, "]"))
         return 0;
-    i = one_blank(s, n, i + 1);
     char lv = 0;
+    size_t nm;
+    /* Hydra's job logging: "[2024-05-01 12:00:01,123][__main__][ERROR] - " */
+    if (!require_level && has_at(s, n, i + 1, "[") && (nm = logger_name(s, n, i + 2)) &&
+        has_at(s, n, i + 2 + nm, "][") && (k = level_word_at(s, n, i + 2 + nm + 2, &lv)) &&
+        has_at(s, n, i + 2 + nm + 2 + k, "] - ")) {
+        put_time(a, &t);
+        if (pid >= 0)
+            put_pid(a, pid);
+        put_level(a, lv);
+        return i + 2 + nm + 2 + k + 4;
+    }
+    i = one_blank(s, n, i + 1);
     if (has_at(s, n, i, "[") && (k = level_word_at(s, n, i + 1, &lv)) &&
         has_at(s, n, i + 1 + k, "]")) {
         level = lv;
@@ -1000,6 +1078,8 @@ static const struct recogniser {
     {"pylog-level", DX_PFX_PYLOG_LEVEL, FB_UPPER, 0, parse_pylog_level},
     {"ctime", DX_PFX_CTIME, FB_UPPER, 0, parse_ctime},
     {"syslog", DX_PFX_SYSLOG, FB_UPPER, ROW_FIRST_ONLY, parse_syslog},
+    {"lightning-rank", DX_PFX_LIGHTNING_RANK, FB_BRACKET, 0, parse_lightning_rank},
+    {"kubectl", DX_PFX_KUBECTL, FB_BRACKET, ROW_FIRST_ONLY, parse_kubectl},
     {"nccl", DX_PFX_NCCL, FB_DIGIT | FB_LOWER | FB_UPPER | FB_OTHER, 0, parse_nccl},
     {"srun", DX_PFX_SRUN, FB_DIGIT, ROW_FIRST_ONLY, parse_srun},
     {"host", DX_PFX_HOST, FB_DIGIT | FB_LOWER, ROW_FIRST_ONLY, parse_host},
@@ -1063,10 +1143,13 @@ int dx_attrib_rank(const char *line, size_t n)
         i++;
     dx_attr a;
     a.rank = -1;
+    int maybe = 0;
     if (i + 5 < n && line[i] == '[' && line[i + 1] == 'r' &&
-        parse_torchrun_rank(line + i, n - i, &a))
+        (parse_torchrun_rank(line + i, n - i, &a) || parse_lightning_rank(line + i, n - i, &a)))
         return a.rank;
-    int maybe = i < n && is_digit(line[i]); /* srun's "3: " */
+    if (memmem(line, n, "[rank: ", 7)) /* Lightning's, behind another prefix */
+        maybe = 1;
+    maybe |= i < n && is_digit(line[i]); /* srun's "3: " */
     for (const char *c = memchr(line, ':', n); c && !maybe;
          c = memchr(c + 1, ':', (size_t)(line + n - c - 1)))
         maybe = c > line && (c[-1] == ']' || c[-1] == '>');

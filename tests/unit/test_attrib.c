@@ -523,6 +523,45 @@ static void test_iso(void **state)
     assert_string_equal(s.body, "stderr X msg");
 }
 
+static void test_logger_layouts(void **state)
+{
+    (void)state;
+    /* loguru's default format, built from its source (loguru/_defaults.py LOGURU_FORMAT): the
+       level padded to eight columns, then module:function:line */
+    seen s = attrib("2024-05-01 12:00:01.123 | ERROR    | train:main:42 - CUDA out of memory");
+    assert_int_equal(s.a.recognised, DX_PFX_PYLOG);
+    assert_int_equal(s.a.level, 'E');
+    assert_time(&s.a.time, 2024, 5, 1, 12, 0, 1, 123000);
+    assert_string_equal(s.body, "CUDA out of memory");
+    s = attrib("2024-05-01 12:00:01.123 | CRITICAL | __main__:<module>:7 - boom");
+    assert_int_equal(s.a.level, 'F');
+    assert_string_equal(s.body, "boom");
+    /* fairseq's layout keeps its logger name */
+    s = attrib("2022-05-10 05:38:33 | INFO | fairseq.trainer | begin training");
+    assert_string_equal(s.body, "begin training");
+    /* Hydra's job logging ("[%(asctime)s][%(name)s][%(levelname)s] - %(message)s") */
+    s = attrib("[2024-05-01 12:00:01,123][fairseq_cli.train][ERROR] - x failed");
+    assert_int_equal(s.a.recognised, DX_PFX_TIME_BRACKET);
+    assert_int_equal(s.a.level, 'E');
+    assert_time(&s.a.time, 2024, 5, 1, 12, 0, 1, 123000);
+    assert_string_equal(s.body, "x failed");
+    /* Lightning's rank_prefixed_message, alone and behind a time */
+    s = attrib("[rank: 3] Seed set to 42");
+    assert_int_equal(s.a.recognised, DX_PFX_LIGHTNING_RANK);
+    assert_int_equal(s.a.rank, 3);
+    assert_string_equal(s.body, "Seed set to 42");
+    s = attrib("2024-05-01 12:00:01,123 [rank: 1] RuntimeError: x");
+    assert_int_equal(s.a.rank, 1);
+    assert_string_equal(s.body, "RuntimeError: x");
+    assert_int_equal(attrib("[rank: x] no").a.recognised, 0);
+    /* kubectl logs --prefix: the pod is the host; a traceback's indentation stays */
+    s = attrib("[pod/llama-worker-1/pytorch]     store = TCPStore(");
+    assert_int_equal(s.a.recognised, DX_PFX_KUBECTL);
+    assert_string_equal(s.host, "llama-worker-1");
+    assert_string_equal(s.body, "    store = TCPStore(");
+    assert_int_equal(attrib("[pod/no-container] x").a.recognised, 0);
+}
+
 static void test_syslog(void **state)
 {
     (void)state;
@@ -725,7 +764,7 @@ static void test_prefix_names(void **state)
     assert_string_equal(dx_attrib_prefix_name(DX_PFX_TORCHRUN_RANK), "torchrun-rank");
     assert_null(dx_attrib_prefix_name(0));
     assert_null(dx_attrib_prefix_name(DX_PFX_GLOG | DX_PFX_NCCL));
-    for (unsigned bit = 0; bit <= 15; bit++) /* every DX_PFX_* has a row */
+    for (unsigned bit = 0; bit <= 17; bit++) /* every DX_PFX_* has a row */
         assert_non_null(dx_attrib_prefix_name(1u << bit));
 }
 
@@ -859,6 +898,7 @@ int main(void)
         cmocka_unit_test(test_pylog),
         cmocka_unit_test(test_iso),
         cmocka_unit_test(test_syslog),
+        cmocka_unit_test(test_logger_layouts),
         cmocka_unit_test(test_bracketed_times),
         cmocka_unit_test(test_nccl),
         cmocka_unit_test(test_no_prefix_and_edges),
