@@ -12,8 +12,8 @@ typedef struct cli_args {
     size_t nkb;
     int override; /* --override: a --kb reference may replace a built-in one */
     const char *category;
-    double min_top1, min_top3, min_neg, min_culprit; /* -1: no floor */
-    double max_cal_gap;                              /* eval: -1 no limit */
+    double min_top1, min_top3, min_neg, min_culprit, min_spoken; /* -1: no floor */
+    double max_cal_gap;                                          /* eval: -1 no limit */
     /* watch */
     const char *events, *output, *on_finding, *on_stall;
     double stall_after, stall_factor, stall_min; /* -1: not given */

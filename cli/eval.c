@@ -476,10 +476,12 @@ int cli_eval(cli_args *a)
         double floor;
         unsigned right, of;
         const char *what, *cases;
-    } floors[] = {{a->min_top1, t->top1, t->pos, "top-1", "labelled positive cases"},
-                  {a->min_top3, t->top3, t->pos, "top-3", "labelled positive cases"},
-                  {a->min_neg, t->clean, t->neg, "negatives clean", "negative cases"},
-                  {a->min_culprit, t->culok, t->cul, "culprit rank", "cases with a culprit_rank"}};
+    } floors[] = {
+        {a->min_top1, t->top1, t->pos, "top-1", "labelled positive cases"},
+        {a->min_top3, t->top3, t->pos, "top-3", "labelled positive cases"},
+        {a->min_neg, t->clean, t->neg, "negatives clean", "negative cases"},
+        {a->min_culprit, t->culok, t->cul, "culprit rank", "cases with a culprit_rank"},
+        {a->min_spoken, t->failed - t->mute, t->failed, "failed jobs not mute", "failed jobs"}};
     for (size_t i = 0; i < DX_ARRAY_LEN(floors); i++) {
         if (floors[i].floor < 0)
             continue;

@@ -45,6 +45,7 @@ enum {
     OPT_MIN_TOP3,
     OPT_MIN_NEG,
     OPT_MIN_CULPRIT,
+    OPT_MIN_SPOKEN,
     OPT_CATEGORY,
     OPT_FULL,
     OPT_PATTERNS,
@@ -138,6 +139,9 @@ static const cli_opt options[] = {
      "fail when fewer than PCT of negative cases stay clean"},
     {"min-culprit", required_argument, OPT_MIN_CULPRIT, "PCT", CMD_EVAL,
      "fail when culprit-rank accuracy is below PCT"},
+    {"min-spoken", required_argument, OPT_MIN_SPOKEN, "PCT", CMD_EVAL,
+     "fail when fewer than PCT of failed jobs get a finding or an unrecognised-failure report "
+     "(the others are mute)"},
     {"max-calibration-gap", required_argument, OPT_MAX_CAL_GAP, "PTS", CMD_EVAL,
      "fail when, in a confidence bin of 10 findings or more, the share right is more than PTS "
      "points from the mean confidence"},
@@ -622,7 +626,7 @@ int main(int argc, char **argv)
 
     cli_args a = {0};
     a.color = -1;
-    a.min_top1 = a.min_top3 = a.min_neg = a.min_culprit = a.max_cal_gap = -1;
+    a.min_top1 = a.min_top3 = a.min_neg = a.min_culprit = a.min_spoken = a.max_cal_gap = -1;
     a.stall_after = a.stall_factor = a.stall_min = a.alpha = -1;
     a.pid = -1;
     a.cmd = run_cmd;
@@ -710,10 +714,12 @@ int main(int argc, char **argv)
         case OPT_MIN_TOP3:
         case OPT_MIN_NEG:
         case OPT_MIN_CULPRIT:
+        case OPT_MIN_SPOKEN:
         case OPT_MAX_CAL_GAP: {
             double *dst = c == OPT_MIN_TOP1      ? &a.min_top1
                           : c == OPT_MIN_TOP3    ? &a.min_top3
                           : c == OPT_MIN_NEG     ? &a.min_neg
+                          : c == OPT_MIN_SPOKEN  ? &a.min_spoken
                           : c == OPT_MAX_CAL_GAP ? &a.max_cal_gap
                                                  : &a.min_culprit;
             if (parse_pct(optarg, dst))

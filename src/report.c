@@ -520,7 +520,7 @@ static void write_unrec(FILE *out, const ddx_report *rep, const style *s)
     fputs("\n    ", out);
     put(out, u->text);
     fputc('\n', out);
-    if (!u->original)
+    if (u->echo)
         fputs("  This line echoes a failure elsewhere (a peer's crash, a launcher's signal): the "
               "process that failed first left no error in the inputs.\n",
               out);

@@ -141,7 +141,7 @@ static void write_unrec(FILE *out, const ddx_report *rep, int flags)
         fputs("</code></dd>", out);
     }
     fputs("</dl>", out);
-    if (!u->original)
+    if (u->echo)
         fputs("<p class=\"muted\">This line echoes a failure elsewhere (a peer's crash, a "
               "launcher's signal): the process that failed first left no error in the inputs.</p>",
               out);

@@ -12,8 +12,15 @@
  *     in the inputs);
  *   - a process that died in native code without any exception: a signal, C++'s terminate, a
  *     fatal Python error, glibc's checks (the native-crash reading);
+ *   - a line that states a failure in another form than an exception line: a logger's ERROR
+ *     record, argparse's error, ssh refusing a launcher, torch's NCCL error text, an NCCL WARN
+ *     (the failure-lines reading);
  *   - the launcher's record of a failed rank (torchelastic's root-cause entry, its agent,
- *     srun), when there is no exception at all.
+ *     srun), when there is no exception at all;
+ *   - a hang, when nothing else shows a failure: a stack dump of a live process (py-spy,
+ *     faulthandler: people take one of a job that stopped moving), or a note in the log that its
+ *     output stopped or the job froze. A log that simply ends is not one: healthy excerpts end
+ *     anywhere, in NCCL's set-up or mid-epoch, as a hung job's do.
  * The closest references come from nearest.c and are only pointers for the reader.
  */
 #include "unrec.h"
@@ -22,8 +29,10 @@
 
 #include "diag.h"
 #include "job/collectives.h"
+#include "job/failline.h"
 #include "job/launchers.h"
 #include "job/native.h"
+#include "job/stacks.h"
 
 /* Lines a rank prints because another rank failed, or a launcher prints around a child's
  * failure. Each is a wording of torch, gloo, NCCL, torchelastic, torch.multiprocessing or Ray. */
@@ -116,6 +125,57 @@ static int where_seq(const ddx_report *rep, const char *where, uint64_t *seq)
     return 0;
 }
 
+/* No exception at all: the launcher's own record of the rank that failed (text in buf). */
+static pick launcher_record(const ddx_report *rep, char *buf, size_t cap)
+{
+    const dx_job_model *jm = &rep->job;
+    int rc_code, rc_has_code;
+    const char *rc_where;
+    int rc_rank = dx_table_root(jm, &rc_code, &rc_has_code, &rc_where);
+    dx_launched l;
+    dx_launcher_report(jm, &l);
+    int rank = rc_rank >= 0    ? rc_rank
+               : l.nagent == 1 ? l.agent_rank
+               : l.nsrun == 1  ? l.srun_rank
+                               : -1;
+    int code = rc_rank >= 0 && rc_has_code ? rc_code
+               : l.nagent == 1             ? l.agent_code
+               : l.nsrun == 1              ? l.srun_code
+                                           : 0;
+    if (rank < 0 || code == 0)
+        return (pick){-1, 0, NULL};
+    snprintf(buf, cap,
+             "rank %d exited with code %d (the launcher's record; the rank's "
+             "own output holds no error)",
+             rank, code);
+    pick p = {rank, DX_UNREC_NOWHERE, buf};
+    if (rc_rank >= 0)
+        (void)where_seq(rep, rc_where, &p.seq);
+    return p;
+}
+
+/* Nothing failed in the inputs, but they show the job hung: a stack dump of a live process (one
+ * is taken of a job that stopped moving), else a note that the output stopped (text in buf). */
+static pick hang(const dx_job_model *jm, char *buf, size_t cap)
+{
+    int rank;
+    uint64_t seq;
+    const char *frame = dx_stacks_first_dump(jm, &rank, &seq);
+    if (frame) {
+        snprintf(buf, cap,
+                 "the job hung: a stack dump of a live process, with no error; its innermost "
+                 "frame: %s",
+                 frame);
+        return (pick){rank, seq, buf};
+    }
+    const char *note = dx_stall_note(jm, &rank, &seq);
+    if (note) {
+        snprintf(buf, cap, "the job hung, as a note in the inputs says (no error line): %s", note);
+        return (pick){rank, seq, buf};
+    }
+    return (pick){-1, 0, NULL};
+}
+
 int dx_unrec_find(ddx_report *rep, dx_unrec **out)
 {
     *out = NULL;
@@ -145,8 +205,11 @@ int dx_unrec_find(ddx_report *rep, dx_unrec **out)
         p = (pick){frame_rank, frame_seq, buf};
         own = 1;
     }
-    if (!p.text)
+    int echoed = 0; /* the line only echoes a failure elsewhere, or is the launcher's record */
+    if (!p.text) {
         p = echo;
+        echoed = p.text != NULL;
+    }
     if (!p.text) {
         /* no exception at all: a process that died below Python */
         int nrank;
@@ -158,37 +221,29 @@ int dx_unrec_find(ddx_report *rep, dx_unrec **out)
         }
     }
     if (!p.text) {
-        /* no exception at all: the launcher's own record of the rank that failed */
-        int rc_code, rc_has_code;
-        const char *rc_where;
-        int rc_rank = dx_table_root(jm, &rc_code, &rc_has_code, &rc_where);
-        dx_launched l;
-        dx_launcher_report(jm, &l);
-        int rank = rc_rank >= 0    ? rc_rank
-                   : l.nagent == 1 ? l.agent_rank
-                   : l.nsrun == 1  ? l.srun_rank
-                                   : -1;
-        int code = rc_rank >= 0 && rc_has_code ? rc_code
-                   : l.nagent == 1             ? l.agent_code
-                   : l.nsrun == 1              ? l.srun_code
-                                               : 0;
-        if (rank < 0 || code == 0)
-            return DDX_OK;
-        snprintf(buf, sizeof buf,
-                 "rank %d exited with code %d (the launcher's record; the rank's "
-                 "own output holds no error)",
-                 rank, code);
-        p.rank = rank;
-        p.text = buf;
-        if (!(rc_rank >= 0 && where_seq(rep, rc_where, &p.seq)))
-            p.seq = DX_UNREC_NOWHERE;
+        /* no exception, no native crash: a failure stated in another form (not known to be the
+         * rank's own: such lines also come from launchers and waiting ranks) */
+        int frank;
+        uint64_t fseq;
+        const char *line = dx_failure_line(jm, &frank, &fseq);
+        if (line)
+            p = (pick){frank, fseq, line};
     }
+    if (!p.text) {
+        p = launcher_record(rep, buf, sizeof buf);
+        echoed = p.text != NULL;
+    }
+    if (!p.text)
+        p = hang(jm, buf, sizeof buf);
+    if (!p.text)
+        return DDX_OK;
     dx_unrec *u = dx_calloc(1, sizeof *u);
     if (!u)
         return DDX_ENOMEM;
     u->rank = p.rank;
     u->seq = p.seq;
     u->original = orig.text != NULL || own;
+    u->echo = echoed;
     size_t n = strlen(p.text);
     const char *cls;
     size_t cn = own ? 0 : dx_unrec_exception(p.text, n, &cls);

@@ -17,6 +17,8 @@ typedef struct dx_unrec {
     char *text;      /* the line, cleaned for output */
     char *exception; /* its exception class ("SafetensorError"), or NULL */
     int original;    /* the rank's own exception (not an echo, a wrapper or a launcher record) */
+    int echo; /* an echo of a failure elsewhere, or the launcher's record: the failing process left
+                 no error in the inputs (a failure line or a hang is neither) */
     dx_nearest nearest[DX_NEAREST_MAX];
     size_t nnearest;
 } dx_unrec;

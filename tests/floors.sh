@@ -14,17 +14,17 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fails=0
 
-# rows: set TAB paths TAB top1 TAB top3 TAB negatives TAB culprit
+# rows: set TAB paths TAB top1 TAB top3 TAB negatives TAB culprit TAB spoken
 rows() { grep -v '^#' "$1" | grep -v '^[[:space:]]*$'; }
 rows "$file" >"$tmp/now" || { echo "FAIL: $file has no rows"; exit 1; }
 tab=$(printf '\t')
-while IFS="$tab" read -r set paths t1 t3 neg cul extra; do
-    if [ -z "$cul" ] || [ -n "${extra:-}" ]; then
-        echo "FAIL: $file: row '$set' does not have six TAB-separated columns"
+while IFS="$tab" read -r set paths t1 t3 neg cul spk extra; do
+    if [ -z "$spk" ] || [ -n "${extra:-}" ]; then
+        echo "FAIL: $file: row '$set' does not have seven TAB-separated columns"
         fails=$((fails + 1))
         continue
     fi
-    for v in "$t1" "$t3" "$neg" "$cul"; do
+    for v in "$t1" "$t3" "$neg" "$cul" "$spk"; do
         case "$v" in
         -) ;;
         *[!0-9.]* | '' | .*) echo "FAIL: $file: row '$set': floor '$v' is not a number or -"
@@ -39,10 +39,12 @@ cut -f1 "$tmp/now" | sort | uniq -d | while read -r s; do echo "FAIL: set '$s' h
 [ -s "$tmp/dupsets" ] && fails=$((fails + 1))
 [ "$fails" = 0 ] || exit 1
 
-# compare with an earlier version: every floor there must be here, at least as high
+# compare with an earlier version: every floor there must be here, at least as high (a version
+# from before the spoken column has none there)
 compare() { # label earlier-file
-    while IFS="$tab" read -r set paths t1 t3 neg cul; do
-        [ "$t1$t3$neg$cul" = ---- ] && continue # a set without floors
+    while IFS="$tab" read -r set paths t1 t3 neg cul spk; do
+        spk=${spk:--}
+        [ "$t1$t3$neg$cul$spk" = ----- ] && continue # a set without floors
         now=$(awk -F "$tab" -v s="$set" '$1 == s' "$tmp/now")
         if [ -z "$now" ]; then
             echo "FAIL: set '$set' had floors in $1 and has none now"
@@ -50,8 +52,8 @@ compare() { # label earlier-file
             continue
         fi
         i=3
-        for name in top-1 top-3 negatives culprit; do
-            old=$(printf '%s\n' "$set$tab$paths$tab$t1$tab$t3$tab$neg$tab$cul" | cut -f$i)
+        for name in top-1 top-3 negatives culprit spoken; do
+            old=$(printf '%s\n' "$set$tab$paths$tab$t1$tab$t3$tab$neg$tab$cul$tab$spk" | cut -f$i)
             new=$(printf '%s\n' "$now" | cut -f$i)
             i=$((i + 1))
             [ "$old" = - ] && continue

@@ -17,6 +17,7 @@
     X(dump_signal)                                                                                 \
     X(exceptions)                                                                                  \
     X(native_crash)                                                                                \
+    X(failure_lines)                                                                               \
     X(progress)                                                                                    \
     X(metrics)                                                                                     \
     X(nan_onset)                                                                                   \

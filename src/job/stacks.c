@@ -71,6 +71,11 @@ typedef struct st_state {
     char why[300];
     /* stack dumps show ranks waiting in collectives and no rank failed: a hang ("" when not) */
     char hang[200];
+    /* the innermost frame of the first dumped stack, ranked or not ("" none), its rank and
+       where; dump_pending: its thread line was read, its frame not yet */
+    char dump[256];
+    uint64_t dump_seq;
+    int dump_rank, dump_pending;
 } st_state;
 
 typedef struct st_rank {
@@ -88,7 +93,7 @@ const dx_reading dx_reading_stacks;
 static void st_init(void *stp)
 {
     st_state *st = stp;
-    st->hdr_rank = st->cur = st->rank = -1;
+    st->hdr_rank = st->cur = st->rank = st->dump_rank = -1;
 }
 
 static void st_rank_fini(void *rs) { dx_free(((st_rank *)rs)->waits_in); }
@@ -130,11 +135,13 @@ static int stdlib_wait_frame(const char *file, size_t n)
 static int st_frame(dx_job_model *jm, st_state *st, const dx_hit *h)
 {
     st_rank *x = dx_job_rstate(jm, &dx_reading_stacks, h->rank < 0 ? st->cur : h->rank, 1);
-    if (!x || !x->pending)
+    if (!st->dump_pending && (!x || !x->pending))
         return DDX_OK;
     dx_str fn, file, ln;
     if (!dx_hit_str(h, "fn", &fn) || !dx_hit_str(h, "file", &file) || !dx_hit_str(h, "line", &ln)) {
-        x->pending = 0;
+        st->dump_pending = 0;
+        if (x)
+            x->pending = 0;
         return DDX_OK;
     }
     /* keep the file's last two path components: enough to read, short to print */
@@ -145,6 +152,12 @@ static int st_frame(dx_job_model *jm, st_state *st, const dx_hit *h)
     char buf[256];
     snprintf(buf, sizeof buf, "%.*s (%.*s:%.*s)", (int)fn.n, fn.p, (int)(file.p + file.n - f), f,
              (int)ln.n, ln.p);
+    if (st->dump_pending) {
+        snprintf(st->dump, sizeof st->dump, "%s", buf);
+        st->dump_pending = 0;
+    }
+    if (!x || !x->pending)
+        return DDX_OK;
     int lib = stdlib_wait_frame(file.p, file.n);
     if (!x->waits_in) {
         /* the innermost frame; when it is the standard library's waiting (a lock, a queue, a
@@ -180,6 +193,11 @@ static int st_hit(dx_job_model *jm, void *stp, size_t row, const dx_hit *h)
         int rank = h->rank < 0 && st->hdr_left > 0 ? st->hdr_rank : h->rank;
         st->cur = rank;
         st->hdr_left = 0;
+        if (!st->dump[0] && !st->dump_pending) {
+            st->dump_pending = 1;
+            st->dump_rank = rank;
+            st->dump_seq = h->seq;
+        }
         st_rank *x = dx_job_rstate(jm, &dx_reading_stacks, rank, 1);
         if (x && !x->waits_in)
             x->pending = 1;
@@ -251,6 +269,14 @@ int dx_stacks_lone_rank(dx_job_model *jm, const char **why)
     const st_state *st = dx_job_state(jm, &dx_reading_stacks);
     *why = st->why;
     return st->lone ? st->rank : -1;
+}
+
+const char *dx_stacks_first_dump(const dx_job_model *jm, int *rank, uint64_t *seq)
+{
+    const st_state *st = dx_job_state(jm, &dx_reading_stacks);
+    *rank = st->dump_rank;
+    *seq = st->dump_seq;
+    return st->dump[0] ? st->dump : NULL;
 }
 
 static int st_publish(dx_job_model *jm, void *stp, dx_facts *f)

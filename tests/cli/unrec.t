@@ -48,3 +48,39 @@ $ diagnose --json tests/data/unrec/cut-traceback.log
 > "text": "a traceback cut before its exception line; its innermost frame: File \"/opt/seg/models/backbone.py\", line 87, in forward",
 > "line": 7,
 > "original": true,
+
+# A failure stated without an exception line (argparse's "PROG: error:", printed under a
+# launcher) is named; it is not known to be the rank's own, so no rank is blamed for it.
+$ diagnose --json tests/data/unrec/argparse-error.log
+? 1
+> "text": "train.py: error: the following arguments are required: --output_dir/--output-dir",
+> "line": 3,
+> "original": false,
+> "culprit_rank": null,
+
+# A hang leaves no error line: a stack dump of a live process (py-spy's, no rank) is named with
+# its main thread's innermost frame ...
+$ diagnose --json tests/data/unrec/pyspy-hang.log
+? 1
+> "text": "the job hung: a stack dump of a live process, with no error; its innermost frame: get_grad_norm_direct (runtime/zero/stage2.py:1512)",
+> "line": 4,
+
+# ... and so is the poster's note that the output stopped.
+$ diagnose tests/data/unrec/stall-note.log
+? 1
+> Unrecognised failure: the job failed
+> the job hung, as a note in the inputs says (no error line): > the program freezes here
+> tests/data/unrec/stall-note.log:5
+< No known failure found
+< This line echoes a failure elsewhere
+
+# Only echoes: the text report says the failing process left no error in the inputs.
+$ diagnose tests/data/unrec/echo-only.log
+? 1
+> This line echoes a failure elsewhere
+
+# A healthy run's warnings that mention a hang, and NCCL's warning about an optional library it
+# does without, are not a failure: nothing unrecognised.
+$ diagnose --json tests/data/unrec/healthy-nccl-warn.log
+? 0
+> "unrecognised": null,

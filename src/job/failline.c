@@ -1,0 +1,187 @@
+/* failline.c -- lines that say a job failed or hung without a Python exception.
+ *
+ * Reading:
+ *   failure-lines  each job's first line that states a failure in a form other than a Python
+ *                  exception line: a logger's ERROR record (Ray's, DeepSpeed's), argparse's
+ *                  "PROG: error: ...", ssh refusing a launcher's connection, torch's "NCCL error
+ *                  in: FILE:LINE, ..." printed without its exception class, an NCCL WARN line
+ *                  (less the optional libraries NCCL warns it could not open, which healthy runs
+ *                  print); and a stall: a note that the output stopped or the job froze ("[no
+ *                  further output for 25+ minutes]", "> program freezes"). A job whose log shows
+ *                  only such lines printed no exception, so without this the unrecognised-failure
+ *                  report (unrec.c) would stay silent on it. No vote: such a line says that
+ *                  something failed, rarely that its rank started it.
+ */
+#include "failline.h"
+
+enum { FL_RAY, FL_DEEPSPEED, FL_ARGPARSE, FL_SSH, FL_NCCL_ERROR, FL_NCCL_WARN, FL_STALL };
+
+static const dx_signal fl_patterns[] = {
+    [FL_RAY] = {"job-failline-ray", DX_ROLE_NOISE, 0, "\\bERROR [\\w.]+\\.py:\\d+ -- \\S",
+                "ray python/ray/_private/ray_constants.py LOGGER_FORMAT (\"%(asctime)s\\t"
+                "%(levelname)s %(filename)s:%(lineno)s -- %(message)s\"), Ray 1.x to 2.x",
+                0},
+    [FL_DEEPSPEED] = {"job-failline-deepspeed", DX_ROLE_NOISE, 0,
+                      "\\[(?:ERROR|CRITICAL)\\] \\[[\\w.]+\\.py:\\d+:\\w+\\] \\S",
+                      "deepspeed/utils/logging.py (\"[%(asctime)s] [%(levelname)s] "
+                      "[%(filename)s:%(lineno)d:%(funcName)s] %(message)s\")",
+                      0},
+    [FL_ARGPARSE] = {"job-failline-argparse", DX_ROLE_NOISE, 0, "^[\\w.+/-]+: error: \\S",
+                     "CPython Lib/argparse.py ArgumentParser.error (\"%(prog)s: error: "
+                     "%(message)s\"), exit status 2",
+                     0},
+    [FL_SSH] = {"job-failline-ssh", DX_ROLE_NOISE, 0,
+                "\\bssh: (?:connect to host \\S+ port \\d+: \\S|Could not resolve hostname \\S+: )|"
+                "\\bPermission denied \\(publickey|^(?:\\S+: )?Host key verification failed\\.",
+                "OpenSSH sshconnect.c (ssh_connect_direct: \"connect to host %s port %s: %s\"), "
+                "ssh.c (\"Could not resolve hostname %s: %s\"), sshconnect2.c (\"Permission "
+                "denied (%s)\"), sshconnect.c (\"Host key verification failed.\"); pdsh and the "
+                "DeepSpeed and MPI launchers print them prefixed with the host",
+                0},
+    [FL_NCCL_ERROR] = {"job-failline-nccl-error", DX_ROLE_NOISE, 0,
+                       "\\bNCCL error in: \\S+:\\d+, \\S",
+                       "torch/csrc/distributed/c10d/NCCLUtils.hpp C10D_NCCL_CHECK (\"NCCL error "
+                       "in: \" __FILE__ \":\" __LINE__ \", \"), torch 1.0 to 2.x, and the 1.x "
+                       "ProcessGroupNCCL.cpp's own NCCL_CHECK",
+                       0},
+    [FL_NCCL_WARN] = {"job-failline-nccl-warn", DX_ROLE_NOISE, 0, "\\bNCCL WARN \\S",
+                      "nccl src/include/debug.h (the WARN macro: \"%s:%d:%d [%d] %s:%d NCCL WARN "
+                      "...\"), every release",
+                      0},
+    [FL_STALL] = {"job-failline-stall", DX_ROLE_NOISE, 0,
+                  "^[\\s\\[(<>#*_-]*(?:\\[\\w+\\]:? )?(?:no (?:further|more) output\\b|nothing "
+                  "(?:more|else) (?:is )?(?:printed|logged)\\b|(?:then )?(?:the )?`?[\\w.()]+`? "
+                  "(?:then )?(?:freezes|froze|hangs|hung|stalls|stalled|deadlocks|is stuck|gets "
+                  "stuck|got stuck)\\b|(?:and )?(?:then )?(?:hangs?|stuck|freezes?) "
+                  "(?:here|there|forever)\\b)",
+                  "how people note in a posted log, or title a report, that the output stopped "
+                  "(\"[no further output for 25 minutes]\", \"> program freezes\", \"[Bug]: "
+                  "ncclAllReduce deadlocks on ...\"): a hang leaves no line of its own",
+                  1},
+};
+
+/* NCCL WARN lines healthy runs print: an optional library NCCL could not open and then does
+ * without (src/misc/ibvwrap.cc, nvmlwrap.cc when no IB stack or NVML is installed), and the
+ * advisory warnings after which NCCL adjusts a setting or falls back and goes on (the
+ * source-strings data judges 37 such WARN messages of 2.4-2.30 so: "Could not create rings,
+ * falling back on simple ring", "..., ignoring address", "Disabling other rings", "No NVML
+ * device handle. Skipping nvlink detection.", "..., defaulting to ALL", "No NVML, trying to use
+ * CUDA instead", "not dumping topology", "Unsetting POLICY_EFFICIENCY"): by the words that say it
+ * goes on. */
+static const char *const benign_warns[] = {
+    "Failed to open lib",
+    "lib wrapper not initialized",
+    "falling back",
+    "fallback",
+    "gnoring",
+    "isabling",
+    "kipping",
+    "defaulting to",
+    "trying to use",
+    "not dumping",
+    "Unsetting",
+};
+
+static const dx_reading_fact fl_facts[] = {
+    {"job.failure_line", "string",
+     "the first line stating a failure that is not a Python exception line (a logger's ERROR "
+     "record, argparse's error, ssh refusing a launcher, torch's NCCL error text, an NCCL WARN)"},
+    {"job.failure_line_rank", "int", "the rank whose output holds job.failure_line, when known"},
+    {"job.stall_note", "string",
+     "a note in the log that its output stopped or the job froze (a hang prints no line of its "
+     "own)"},
+};
+
+typedef struct fl_first {
+    char *line; /* 200 bytes at most */
+    uint64_t seq;
+    int rank;
+} fl_first;
+
+typedef struct fl_state {
+    fl_first fail, stall;
+} fl_state;
+
+const dx_reading dx_reading_failure_lines;
+
+static void fl_init(void *st) { ((fl_state *)st)->fail.rank = ((fl_state *)st)->stall.rank = -1; }
+
+static void fl_fini(void *stp)
+{
+    fl_state *st = stp;
+    dx_free(st->fail.line);
+    dx_free(st->stall.line);
+}
+
+static int benign_warn(const dx_hit *h)
+{
+    for (size_t i = 0; i < DX_ARRAY_LEN(benign_warns); i++)
+        if (memmem(h->text, h->len, benign_warns[i], strlen(benign_warns[i])))
+            return 1;
+    return 0;
+}
+
+static int fl_hit(dx_job_model *jm, void *stp, size_t row, const dx_hit *h)
+{
+    (void)jm;
+    fl_state *st = stp;
+    if (row == FL_NCCL_WARN && benign_warn(h))
+        return DDX_OK;
+    fl_first *f = row == FL_STALL ? &st->stall : &st->fail;
+    if (f->line && f->seq <= h->seq)
+        return DDX_OK;
+    char *t = dx_strndup(h->text, h->len > 200 ? 200 : h->len);
+    if (!t)
+        return DDX_ENOMEM;
+    dx_free(f->line);
+    *f = (fl_first){t, h->seq, h->rank};
+    return DDX_OK;
+}
+
+const char *dx_failure_line(const dx_job_model *jm, int *rank, uint64_t *seq)
+{
+    const fl_state *st = dx_job_state(jm, &dx_reading_failure_lines);
+    *rank = st->fail.rank;
+    *seq = st->fail.seq;
+    return st->fail.line;
+}
+
+const char *dx_stall_note(const dx_job_model *jm, int *rank, uint64_t *seq)
+{
+    const fl_state *st = dx_job_state(jm, &dx_reading_failure_lines);
+    *rank = st->stall.rank;
+    *seq = st->stall.seq;
+    return st->stall.line;
+}
+
+static int fl_publish(dx_job_model *jm, void *stp, dx_facts *f)
+{
+    (void)jm;
+    const fl_state *st = stp;
+    int rc = DDX_OK;
+    if (st->fail.line)
+        rc = dx_job_fact(f, "job.failure_line", "a line of the job's output", "%s", st->fail.line);
+    if (!rc && st->fail.line && st->fail.rank >= 0)
+        rc = dx_job_fact(f, "job.failure_line_rank", "the rank the line came from", "%d",
+                         st->fail.rank);
+    if (!rc && st->stall.line)
+        rc = dx_job_fact(f, "job.stall_note", "a line of the inputs", "%s", st->stall.line);
+    return rc;
+}
+
+const dx_reading dx_reading_failure_lines = {
+    .name = "failure-lines",
+    .doc = "the first line stating a failure that is not a Python exception (a logger's ERROR "
+           "record, argparse's error, ssh refusing a launcher, NCCL's errors and warnings) and a "
+           "note that the output stopped; named by the unrecognised-failure report when nothing "
+           "else shows the failure",
+    .facts = fl_facts,
+    .nfacts = DX_ARRAY_LEN(fl_facts),
+    .patterns = fl_patterns,
+    .npatterns = DX_ARRAY_LEN(fl_patterns),
+    .state_size = sizeof(fl_state),
+    .init = fl_init,
+    .fini = fl_fini,
+    .on_hit = fl_hit,
+    .publish = fl_publish,
+};
