@@ -231,6 +231,16 @@ char *dx_clean_text(const char *s, size_t n, size_t max)
             dx_buf_add(&b, "...", 3);
             break;
         }
+        /* a run of printable ASCII is its own text: added at once, as far as the units added
+           one by one would go (each while the text is 4 bytes short of max) */
+        size_t run = 0, room = max - 3 - b.n;
+        while (run < room && i + run < n && p[i + run] >= 0x20 && p[i + run] < 0x7F)
+            run++;
+        if (run) {
+            dx_buf_add(&b, (const char *)p + i, run);
+            i += run;
+            continue;
+        }
         char u[4];
         size_t ul;
         i += clean_unit(p + i, n - i, u, &ul);

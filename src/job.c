@@ -8,6 +8,8 @@
  */
 #include "job.h"
 
+#include <pthread.h>
+
 #include "match.h"
 
 #define ALIGN(n) (((n) + _Alignof(max_align_t) - 1) & ~(_Alignof(max_align_t) - 1))
@@ -37,13 +39,53 @@ void *dx_job_state(const dx_job_model *jm, const dx_reading *rd)
     return i < dx_nreadings && jm->state ? jm->state[i] : NULL;
 }
 
+/* Each reading's offset in a rank's block, found by its address: an open-addressing table made
+ * once (dx_rank_priv runs several times a line). */
+#define RP_SLOTS 256 /* a power of two; the registry must fill at most half */
+
+static struct {
+    const dx_reading *rd;
+    size_t off;
+} rp_table[RP_SLOTS];
+static int rp_full; /* more readings than the table holds: walk the registry */
+static pthread_once_t rp_once = PTHREAD_ONCE_INIT;
+
+static size_t rp_slot(const dx_reading *rd)
+{
+    return (size_t)(((uintptr_t)rd >> 3) * 0x9e3779b97f4a7c15ull >> 56) & (RP_SLOTS - 1);
+}
+
+static void rp_build(void)
+{
+    if (dx_nreadings > RP_SLOTS / 2) {
+        rp_full = 1;
+        return;
+    }
+    size_t off = 0;
+    for (size_t i = 0; i < dx_nreadings; i++) {
+        size_t k = rp_slot(dx_readings[i]);
+        while (rp_table[k].rd)
+            k = (k + 1) & (RP_SLOTS - 1);
+        rp_table[k].rd = dx_readings[i];
+        rp_table[k].off = off;
+        off += ALIGN(dx_readings[i]->rank_size);
+    }
+}
+
 void *dx_rank_priv(const dx_job_model *jm, const dx_rank *x, const dx_reading *rd)
 {
     (void)jm;
-    size_t i = index_of(rd);
-    if (!x || !x->priv || i >= dx_nreadings || !rd->rank_size)
+    if (!x || !x->priv || !rd->rank_size)
         return NULL;
-    return x->priv + rank_offset(i);
+    pthread_once(&rp_once, rp_build);
+    if (rp_full) {
+        size_t i = index_of(rd);
+        return i < dx_nreadings ? x->priv + rank_offset(i) : NULL;
+    }
+    for (size_t k = rp_slot(rd); rp_table[k].rd; k = (k + 1) & (RP_SLOTS - 1))
+        if (rp_table[k].rd == rd)
+            return x->priv + rp_table[k].off;
+    return NULL;
 }
 
 void *dx_job_rstate(dx_job_model *jm, const dx_reading *rd, int r, int create)
@@ -243,6 +285,12 @@ const dx_signal *dx_job_extractor_signal(size_t i)
 {
     size_t row, k = reading_of(i, &row);
     return k < dx_nreadings ? &dx_readings[k]->patterns[row] : NULL;
+}
+
+dx_prefilter_fn dx_job_extractor_prefilter(size_t i)
+{
+    size_t row, k = reading_of(i, &row);
+    return k < dx_nreadings && dx_readings[k]->prefilters ? dx_readings[k]->prefilters[row] : NULL;
 }
 
 int dx_job_hit(dx_job_model *jm, size_t i, const dx_hit *h)

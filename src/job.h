@@ -148,6 +148,8 @@ typedef struct dx_reading {
     size_t nfacts;
     const dx_signal *patterns; /* each with its source */
     size_t npatterns;
+    /* optional: [npatterns] each pattern's own prefilter (NULL none; see dx_prefilter_fn) */
+    const dx_prefilter_fn *prefilters;
     size_t state_size; /* private job-wide state, zeroed */
     size_t rank_size;  /* private per-rank state, zeroed */
     void (*init)(void *st);
@@ -216,6 +218,8 @@ DX_HIDDEN void dx_job_rank_time(dx_job_model *jm, int r, const dx_time *t);
 
 DX_HIDDEN size_t dx_job_extractor_count(void);
 DX_HIDDEN const dx_signal *dx_job_extractor_signal(size_t i);
+/* Job pattern i's own prefilter, or NULL. */
+DX_HIDDEN dx_prefilter_fn dx_job_extractor_prefilter(size_t i);
 /* A confirmed hit of job extractor i (numbered across the registry's pattern rows). */
 DX_HIDDEN int dx_job_hit(dx_job_model *jm, size_t i, const dx_hit *h);
 

@@ -42,7 +42,15 @@ int dx_kb_build(ddx_kb *kb, const unsigned char *hsdb, size_t hsdb_len, ddx_erro
         kb->sig_ref[k] = DX_SIG_JOB;
         kb->sig_idx[k] = (uint32_t)i;
     }
-    return dx_matcher_new(&kb->m, kb->sigs, kb->nsig, hsdb, hsdb_len, err);
+    /* the job model's rows may come with a prefilter of their own */
+    dx_prefilter_fn *pre = dx_calloc(n ? n : 1, sizeof *pre);
+    if (!pre)
+        return dx_err(err, DDX_ENOMEM, "out of memory");
+    for (size_t i = 0; i < dx_job_extractor_count(); i++)
+        pre[n - dx_job_extractor_count() + i] = dx_job_extractor_prefilter(i);
+    int rc = dx_matcher_new(&kb->m, kb->sigs, pre, kb->nsig, hsdb, hsdb_len, err);
+    dx_free(pre);
+    return rc;
 }
 
 void ddx_kb_close(ddx_kb *kb)

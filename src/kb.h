@@ -41,6 +41,12 @@ typedef struct dx_signal {
     int caseless;
 } dx_signal;
 
+/* A signal's own prefilter (optional, for the job model's rows): true on every line (without its
+ * newline) on which the signal's pattern can match. A signal with one stays out of the Vectorscan
+ * database: its candidates are the lines the test accepts, confirmed by PCRE2 as any other
+ * (match.c). For patterns whose literals are common on noise, as a trainer's step lines are. */
+typedef int (*dx_prefilter_fn)(const char *line, size_t len);
+
 /* Conditions on where a signal's line stands in the logs (docs/reference-format.md, "Conditions
  * on a signal"); every one given must hold for a line to count (sigcond.c). */
 typedef struct dx_sigcond {

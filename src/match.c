@@ -27,6 +27,10 @@ struct dx_matcher {
     _Atomic(pcre2_code *) *re;
     _Atomic(unsigned char) *re_bad; /* [nsig] 1 when PCRE2 rejected the pattern */
     unsigned char *anchored;        /* [nsig] 1 when the pattern starts with ^ or ends with $ */
+    /* the signals with a prefilter of their own (kept out of db), and their prefilters */
+    uint32_t *native;
+    dx_prefilter_fn *native_fn;
+    size_t nnative;
 };
 
 struct dx_scan {
@@ -41,8 +45,14 @@ struct dx_scan {
     uint32_t own[2 * DX_SCAN_PAIRS];
     const uint32_t *ov;
     size_t npairs;
+    /* the named-group table of signal names_sig (UINT32_MAX none yet), read once per signal
+       change rather than on every capture asked for */
+    uint32_t names_sig, names_count, names_entry;
+    PCRE2_SPTR names;
     dx_cand *cands;
     size_t ncands, capcands;
+    dx_cand *merged; /* where the native candidates are merged with Vectorscan's */
+    size_t capmerged;
     size_t *line_end; /* [nsig] end of the last line a signal was recorded on, +1 */
     const char *data;
     size_t len;
@@ -795,8 +805,12 @@ static int compile_db(dx_matcher *m, ddx_error *err)
 {
     exprs e = {0};
     int rc = DDX_OK;
-    for (size_t i = 0; i < m->nsig && !rc; i++) {
+    for (size_t i = 0, nat = 0; i < m->nsig && !rc; i++) {
         const dx_signal *sg = m->sigs[i];
+        if (nat < m->nnative && m->native[nat] == i) {
+            nat++;
+            continue; /* its lines are found by its own test (native_cands) */
+        }
         fp_set set;
         if (fp_literals(sg->pattern, sg->caseless, &set)) {
             for (size_t k = 0; k < set.n && !rc; k++)
@@ -847,8 +861,8 @@ static int is_anchored(const char *p)
     return bs % 2 == 0;
 }
 
-int dx_matcher_new(dx_matcher **out, const dx_signal *const *sigs, size_t nsig,
-                   const unsigned char *hsdb, size_t hsdb_len, ddx_error *err)
+int dx_matcher_new(dx_matcher **out, const dx_signal *const *sigs, const dx_prefilter_fn *pre,
+                   size_t nsig, const unsigned char *hsdb, size_t hsdb_len, ddx_error *err)
 {
     dx_matcher *m = dx_calloc(1, sizeof *m);
     if (!m)
@@ -862,8 +876,20 @@ int dx_matcher_new(dx_matcher **out, const dx_signal *const *sigs, size_t nsig,
         dx_matcher_free(m);
         return dx_err(err, DDX_ENOMEM, "out of memory");
     }
-    for (size_t i = 0; i < nsig; i++)
+    for (size_t i = 0; i < nsig; i++) {
         m->anchored[i] = is_anchored(sigs[i]->pattern);
+        m->nnative += pre && pre[i];
+    }
+    if (m->nnative && (!(m->native = dx_calloc(m->nnative, sizeof *m->native)) ||
+                       !(m->native_fn = dx_calloc(m->nnative, sizeof *m->native_fn)))) {
+        dx_matcher_free(m);
+        return dx_err(err, DDX_ENOMEM, "out of memory");
+    }
+    for (size_t i = 0, k = 0; i < nsig && m->nnative; i++)
+        if (pre[i]) {
+            m->native[k] = (uint32_t)i;
+            m->native_fn[k++] = pre[i];
+        }
     if (!nsig) {
         *out = m;
         return DDX_OK;
@@ -902,6 +928,8 @@ void dx_matcher_free(dx_matcher *m)
     dx_free(m->re);
     dx_free(m->re_bad);
     dx_free(m->anchored);
+    dx_free(m->native);
+    dx_free(m->native_fn);
     dx_free(m);
 }
 
@@ -952,6 +980,7 @@ int dx_scan_new(dx_scan **out, dx_matcher *m, ddx_error *err)
     if (!s)
         return dx_err(err, DDX_ENOMEM, "out of memory");
     s->m = m;
+    s->names_sig = UINT32_MAX;
     s->line_end = dx_calloc(m->nsig ? m->nsig : 1, sizeof(size_t));
     s->md = pcre2_match_data_create(DX_SCAN_PAIRS, NULL);
     s->mctx = pcre2_match_context_create(NULL);
@@ -975,6 +1004,7 @@ void dx_scan_free(dx_scan *s)
     pcre2_match_data_free(s->md);
     pcre2_match_context_free(s->mctx);
     dx_free(s->cands);
+    dx_free(s->merged);
     dx_free(s->line_end);
     dx_free(s);
 }
@@ -1035,13 +1065,52 @@ static void sort_cands(dx_cand *c, size_t n)
     }
 }
 
+/* The candidates of the signals with a prefilter of their own: every line of data[0..len) the
+ * test accepts (a superset of the lines the pattern matches within, as Vectorscan's prefilter
+ * would give; PCRE2 confirms both alike). */
+static int native_cands(dx_scan *s, const char *data, size_t len)
+{
+    const dx_matcher *m = s->m;
+    size_t nvs = s->ncands; /* Vectorscan's, sorted */
+    for (size_t off = 0; off < len;) {
+        const char *nl = memchr(data + off, '\n', len - off);
+        size_t end = nl ? (size_t)(nl - data) : len;
+        for (size_t k = 0; k < m->nnative; k++) {
+            uint32_t sig = m->native[k];
+            if (!m->native_fn[k](data + off, end - off))
+                continue;
+            if (dx_grow((void **)&s->cands, &s->capcands, s->ncands + 1, sizeof(dx_cand)))
+                return DDX_ENOMEM;
+            s->cands[s->ncands++] = (dx_cand){off, end, sig};
+        }
+        off = end + 1;
+    }
+    /* both runs are in order (line, then signal): merged, as sorting them all would leave them */
+    if (s->ncands == nvs || !nvs)
+        return DDX_OK;
+    if (dx_grow((void **)&s->merged, &s->capmerged, s->ncands, sizeof(dx_cand)))
+        return DDX_ENOMEM;
+    size_t a = 0, b = nvs, o = 0;
+    while (a < nvs || b < s->ncands)
+        s->merged[o++] = b == s->ncands || (a < nvs && cmp_cand(&s->cands[a], &s->cands[b]) < 0)
+                             ? s->cands[a++]
+                             : s->cands[b++];
+    dx_cand *t = s->cands;
+    size_t tc = s->capcands;
+    s->cands = s->merged;
+    s->capcands = s->capmerged;
+    s->merged = t;
+    s->capmerged = tc;
+    return DDX_OK;
+}
+
 int dx_scan_chunk(dx_scan *s, const char *data, size_t len, const dx_cand **cands, size_t *ncands,
                   ddx_error *err)
 {
     s->ncands = 0;
     *cands = s->cands;
     *ncands = 0;
-    if (!s->m->db || !len)
+    if ((!s->m->db && !s->m->nnative) || !len)
         return DDX_OK;
     memset(s->line_end, 0, s->m->nsig * sizeof(size_t));
     s->data = data;
@@ -1049,7 +1118,7 @@ int dx_scan_chunk(dx_scan *s, const char *data, size_t len, const dx_cand **cand
     s->oom = 0;
     size_t off = 0;
     /* hs_scan takes an unsigned int length */
-    while (off < len) {
+    while (s->m->db && off < len) {
         size_t n = len - off;
         if (n > (1u << 30))
             n = 1u << 30;
@@ -1061,6 +1130,8 @@ int dx_scan_chunk(dx_scan *s, const char *data, size_t len, const dx_cand **cand
         off += n;
     }
     sort_cands(s->cands, s->ncands);
+    if (s->m->nnative && native_cands(s, data, len))
+        return dx_err(err, DDX_ENOMEM, "out of memory while scanning");
     *cands = s->cands;
     *ncands = s->ncands;
     return DDX_OK;
@@ -1146,18 +1217,32 @@ void dx_scan_replay(dx_scan *s, uint32_t sig, const char *base, const uint32_t *
         (void)code_of(s->m, sig); /* its names (compiled already where it was confirmed) */
 }
 
-int dx_scan_capture_at(dx_scan *s, size_t i, const char **name, dx_str *value)
+/* The last confirmed signal's table of named groups: how many, each entry's size, the table;
+ * 0 when there is none. */
+static uint32_t name_table(dx_scan *s, uint32_t *entry, PCRE2_SPTR *table)
 {
     if (!s->ov || s->last_sig_ok >= s->m->nsig)
         return 0;
-    pcre2_code *re = atomic_load_explicit(&s->m->re[s->last_sig_ok], memory_order_acquire);
-    uint32_t count = 0, entry = 0;
-    PCRE2_SPTR table;
-    if (!re || pcre2_pattern_info(re, PCRE2_INFO_NAMECOUNT, &count) != 0 || i >= count)
-        return 0;
-    pcre2_pattern_info(re, PCRE2_INFO_NAMEENTRYSIZE, &entry);
-    pcre2_pattern_info(re, PCRE2_INFO_NAMETABLE, &table);
-    PCRE2_SPTR e = table + i * entry;
+    if (s->names_sig != s->last_sig_ok) {
+        pcre2_code *re = atomic_load_explicit(&s->m->re[s->last_sig_ok], memory_order_acquire);
+        uint32_t count = 0;
+        if (!re || pcre2_pattern_info(re, PCRE2_INFO_NAMECOUNT, &count) != 0)
+            return 0; /* not kept: a code compiled later is read then */
+        s->names_count = count;
+        if (count) {
+            pcre2_pattern_info(re, PCRE2_INFO_NAMEENTRYSIZE, &s->names_entry);
+            pcre2_pattern_info(re, PCRE2_INFO_NAMETABLE, &s->names);
+        }
+        s->names_sig = s->last_sig_ok;
+    }
+    *entry = s->names_entry;
+    *table = s->names;
+    return s->names_count;
+}
+
+/* Named group e of the table: its name, and its value (NULL when it did not take part). */
+static void name_entry(const dx_scan *s, PCRE2_SPTR e, const char **name, dx_str *value)
+{
     uint32_t group = ((uint32_t)e[0] << 8) | e[1];
     *name = (const char *)(e + 2);
     if (group >= s->npairs || s->ov[2 * group] == UINT32_MAX) {
@@ -1167,17 +1252,32 @@ int dx_scan_capture_at(dx_scan *s, size_t i, const char **name, dx_str *value)
         value->p = s->last_line + s->ov[2 * group];
         value->n = s->ov[2 * group + 1] - s->ov[2 * group];
     }
+}
+
+int dx_scan_capture_at(dx_scan *s, size_t i, const char **name, dx_str *value)
+{
+    uint32_t entry = 0;
+    PCRE2_SPTR table = NULL;
+    uint32_t count = name_table(s, &entry, &table);
+    if (i >= count)
+        return 0;
+    name_entry(s, table + i * entry, name, value);
     return 1;
 }
 
 int dx_scan_capture(dx_scan *s, const char *name, dx_str *out)
 {
-    const char *nm;
-    dx_str v;
-    for (size_t i = 0; dx_scan_capture_at(s, i, &nm, &v); i++)
+    uint32_t entry = 0;
+    PCRE2_SPTR table = NULL;
+    uint32_t count = name_table(s, &entry, &table);
+    for (uint32_t i = 0; i < count; i++) {
+        const char *nm;
+        dx_str v;
+        name_entry(s, table + i * entry, &nm, &v);
         if (!strcmp(nm, name) && v.p) {
             *out = v;
             return 1;
         }
+    }
     return 0;
 }

@@ -15,11 +15,13 @@ typedef struct dx_matcher dx_matcher;
 typedef struct dx_scan dx_scan;
 
 /* Builds the matcher over sigs[0..nsig) (borrowed: they must outlive it); signal number s is
- * sigs[s]. When hsdb is given it must be an image made by dx_matcher_image over the same
- * signals, 64-byte aligned, that outlives the matcher (the built-in one lives in the binary);
- * it is used in place. If it cannot be used, the database is compiled instead. */
-DX_HIDDEN int dx_matcher_new(dx_matcher **out, const dx_signal *const *sigs, size_t nsig,
-                             const unsigned char *hsdb, size_t hsdb_len, ddx_error *err);
+ * sigs[s]; pre (NULL: none) gives signal s's own prefilter in pre[s] (NULL: none). When hsdb is
+ * given it must be an image made by dx_matcher_image over the same signals and prefilters,
+ * 64-byte aligned, that outlives the matcher (the built-in one lives in the binary); it is used
+ * in place. If it cannot be used, the database is compiled instead. */
+DX_HIDDEN int dx_matcher_new(dx_matcher **out, const dx_signal *const *sigs,
+                             const dx_prefilter_fn *pre, size_t nsig, const unsigned char *hsdb,
+                             size_t hsdb_len, ddx_error *err);
 DX_HIDDEN void dx_matcher_free(dx_matcher *m);
 DX_HIDDEN size_t dx_matcher_count(const dx_matcher *m);
 /* The compiled database laid out for a 64-byte aligned address (its offsets are relative), to

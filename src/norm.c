@@ -324,7 +324,8 @@ static int emit_line(dx_norm *n, dx_buf *tmp, const char *p, size_t len, uint64_
 
 typedef struct pline {
     const char *p;
-    size_t len; /* without trailing blanks */
+    size_t len;      /* without trailing blanks */
+    const char *end; /* where the physical line ends in the chunk (its '\n' or the chunk's end) */
 } pline;
 
 static int table_end(char c)
@@ -397,6 +398,16 @@ static size_t wrap_width(const pline *v, size_t nl)
 
 /* ==== syslog's escapes ===================================================================== */
 
+/* Whether s[0..n) holds "#033[" ('#' is rare in logs: memchr finds the candidates faster than
+ * memmem searches). */
+static int has_syslog_colour(const char *s, size_t n)
+{
+    for (const char *p = memchr(s, '#', n); p; p = memchr(p + 1, '#', (size_t)(s + n - p - 1)))
+        if ((size_t)(s + n - p) >= 5 && !memcmp(p, "#033[", 5))
+            return 1;
+    return 0;
+}
+
 /* Rewrites every line of v holding "#033[" without its "#033[...X" sequences, into out (the
  * lines then point into out, which must outlive them). */
 static int drop_syslog_colours(pline *v, size_t nl, dx_buf *out)
@@ -406,7 +417,7 @@ static int drop_syslog_colours(pline *v, size_t nl, dx_buf *out)
         return DDX_ENOMEM;
     for (size_t i = 0; i < nl; i++) {
         off[i] = SIZE_MAX;
-        if (!memmem(v[i].p, v[i].len, "#033[", 5))
+        if (!has_syslog_colour(v[i].p, v[i].len))
             continue;
         off[i] = out->n;
         size_t start = out->n;
@@ -442,21 +453,22 @@ int dx_norm_chunk(dx_norm *n, const char *data, size_t len, uint64_t first_line)
 {
     int has_cr = memchr(data, '\r', len) != NULL;
     int has_bs = memchr(data, '\\', len) != NULL;
-    size_t nl = 0;
-    for (const char *p = data; p < data + len; nl++) {
-        const char *e = memchr(p, '\n', (size_t)(data + len - p));
-        p = e ? e + 1 : data + len;
-    }
-    pline *v = dx_malloc((nl ? nl : 1) * sizeof *v);
+    /* the physical lines, in one pass (the array grows as they come) */
+    size_t nl = 0, capv = len / 64 + 16;
+    pline *v = dx_malloc(capv * sizeof *v);
     if (!v)
         return DDX_ENOMEM;
     size_t i = 0, quoted = 0, filled = 0;
-    for (const char *p = data; p < data + len; i++) {
+    for (const char *p = data; p < data + len; nl++) {
+        if (dx_grow((void **)&v, &capv, nl + 1, sizeof *v)) {
+            dx_free(v);
+            return DDX_ENOMEM;
+        }
         const char *e = memchr(p, '\n', (size_t)(data + len - p));
         size_t l = e ? (size_t)(e - p) : (size_t)(data + len - p);
-        v[i] = (pline){p, trim_blank(p, 0, l)};
-        quoted += v[i].len && p[0] == '>';
-        filled += v[i].len > 0;
+        v[nl] = (pline){p, trim_blank(p, 0, l), p + l};
+        quoted += v[nl].len && p[0] == '>';
+        filled += v[nl].len > 0;
         p += l + 1;
     }
     /* a log pasted as a Markdown quote: most lines start with '>' */
@@ -471,7 +483,7 @@ int dx_norm_chunk(dx_norm *n, const char *data, size_t len, uint64_t first_line)
        character as "#033": "#033[2m(raylet)#033[0m" is a colour, not text, and takes no
        column of the terminal's width */
     dx_buf esc = {0};
-    int unesc = memmem(data, len, "#033[", 5) != NULL;
+    int unesc = has_syslog_colour(data, len);
     if (unesc && drop_syslog_colours(v, nl, &esc)) {
         dx_free(v);
         return DDX_ENOMEM;
@@ -495,10 +507,8 @@ int dx_norm_chunk(dx_norm *n, const char *data, size_t len, uint64_t first_line)
             k++;
         const char *p = v[i].p;
         size_t l = v[i].len; /* a line rewritten without its colours lies outside data */
-        if (p >= data && p < data + len) {
-            const char *e = memchr(p, '\n', (size_t)(data + len - p));
-            l = e ? (size_t)(e - p) : (size_t)(data + len - p);
-        }
+        if (p >= data && p < data + len)
+            l = (size_t)(v[i].end - p);
         /* its quote mark or its colours were taken off */
         changed |= p < data || p >= data + len || (p > data && p[-1] != '\n');
         if (k > 1) {

@@ -1,8 +1,9 @@
 /* cover.c -- ddx-cover: which signals of the built-in references read each message a framework's
  * source can print.
  *
- * Usage: ddx-cover match FILE.tsv     one line per matched row: "ROW<TAB>ref/signal,..." (only
- *                                     signals that read a message: no marker, no at_end stall)
+ * Usage: ddx-cover match FILE.tsv     one line per matched row: "ROW<TAB>ref/signal,..." (a
+ *                                     signal of role against or marker, or one that counts
+ *                                     only at a log's end, names no cause and claims no row)
  *        ddx-cover check DIR          the coverage tests over every .tsv in DIR (exit 1 on a failure)
  *
  * The data files (data/source-strings/<framework>.tsv, written by tools/source_strings.py) hold
@@ -656,14 +657,17 @@ static int load_framework(rowset *set, const char *tsv, const char *framework)
     return rc;
 }
 
-/* Whether signal s reads the message of a line, and so can claim a row: a marker is only a
- * landmark, and a signal that counts only as the last line of a log with no failure anywhere
- * (at_end) reads a stall at that line (an INFO trace, a progress bar), not the message. */
-static int claims_message(const ddx_kb *kb, uint32_t s)
+/* Whether a match of signal s claims a message: a signal that argues against its reference
+ * (role against), only marks a place for another signal's condition (role marker), or counts
+ * only as the last line of a log with no failure in it (at_end: where a stalled job stopped)
+ * names no cause, so a message it matches is not read by that reference. */
+static int claims(const ddx_kb *kb, uint32_t s)
 {
+    int role = kb->sigs[s]->role;
     const dx_ref *ref = kb->refs[kb->sig_ref[s]];
-    const dx_sigcond *c = ref->conds ? &ref->conds[kb->sig_idx[s]] : NULL;
-    return kb->sigs[s]->role != DX_ROLE_MARKER && !(c && c->at_end);
+    if (ref->conds && ref->conds[kb->sig_idx[s]].at_end)
+        return 0;
+    return role != DX_ROLE_AGAINST && role != DX_ROLE_MARKER;
 }
 
 static int cmd_match(const ddx_kb *kb, const char *path)
@@ -676,7 +680,7 @@ static int cmd_match(const ddx_kb *kb, const char *path)
     for (size_t i = 0; i < set.n && !rc; i++) {
         int first = 1;
         for (uint32_t s = 0; s < kb->nsig; s++) {
-            if (!set.rows[i].hit[s] || !claims_message(kb, s))
+            if (!set.rows[i].hit[s] || !claims(kb, s))
                 continue;
             sig_name(kb, s, &name);
             if (first)

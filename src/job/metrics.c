@@ -24,6 +24,7 @@
 #include "metrics.h"
 
 #include <math.h>
+#include <pthread.h>
 
 #include "progress.h"
 #include "steps.h"
@@ -39,10 +40,11 @@ typedef struct tok {
     unsigned char type;
     unsigned char space; /* a blank before it */
     unsigned char bad;   /* a number that is part of a clock, date, version, hex or list */
-    char ch;             /* the punctuation character */
+    char ch;             /* the punctuation character; for a number: 'w' when it is a word (NaN,
+                            inf), whose value does not come from digits */
     uint32_t off, len;
-    double v;
-} tok;
+} tok; /* a number's value is kept beside the tokens (val[] of lex), so that a line's tokens can
+          be kept without its values (see "line shapes" below) */
 
 static int is_alpha(unsigned char c) { return (c | 0x20) >= 'a' && (c | 0x20) <= 'z'; }
 static int is_digit(unsigned char c) { return c >= '0' && c <= '9'; }
@@ -101,8 +103,36 @@ static size_t lex_number(const char *s, size_t n, size_t i, double *v)
     return i;
 }
 
-/* Cuts s into tokens; returns how many. */
-static size_t lex(const char *s, size_t n, tok *t, size_t cap)
+/* A number's value and end from s[i], its first character (a sign, a digit or a point): the
+ * number and the thousands groups that follow it. */
+static size_t lex_value(const char *s, size_t n, size_t i, double *v)
+{
+    size_t off = i;
+    int sign = s[i] == '-' || s[i] == '+';
+    i = lex_number(s, n, i, v);
+    /* thousands separators: "7,282", "1,234,567" (groups of three digits, no point before them,
+       no blank after the comma) */
+    size_t digits = i - off - (size_t)sign;
+    while (digits <= 3 && !memchr(s + off, '.', i - off) && i + 3 < n && s[i] == ',' &&
+           is_digit((unsigned char)s[i + 1]) && is_digit((unsigned char)s[i + 2]) &&
+           is_digit((unsigned char)s[i + 3]) &&
+           (i + 4 == n || !is_digit((unsigned char)s[i + 4]))) {
+        double g = (s[i + 1] - '0') * 100 + (s[i + 2] - '0') * 10 + (s[i + 3] - '0');
+        *v = *v * 1000 + (*v < 0 ? -g : g);
+        i += 4;
+        if (i < n && s[i] == '.') { /* "1,234.5" */
+            double f = 0, sc = 1;
+            for (i++; i < n && is_digit((unsigned char)s[i]); i++)
+                f += (s[i] - '0') * (sc /= 10);
+            *v += *v < 0 ? -f : f;
+            break;
+        }
+    }
+    return i;
+}
+
+/* Cuts s into tokens t[0..cap) and the numbers' values val[]; returns how many. */
+static size_t lex(const char *s, size_t n, tok *t, double *val, size_t cap)
 {
     size_t nt = 0, i = 0;
     int space = 1;
@@ -118,7 +148,10 @@ static size_t lex(const char *s, size_t n, tok *t, size_t cap)
             continue;
         }
         tok *k = &t[nt];
-        memset(k, 0, sizeof *k);
+        double *kv = &val[nt];
+        k->bad = 0;
+        k->ch = 0;
+        *kv = 0;
         k->off = (uint32_t)i;
         k->space = (unsigned char)space;
         space = 0;
@@ -137,25 +170,7 @@ static size_t lex(const char *s, size_t n, tok *t, size_t cap)
                 continue;
             }
             k->type = T_NUM;
-            i = lex_number(s, n, i, &k->v);
-            /* thousands separators: "7,282", "1,234,567" (groups of three digits, no point
-               before them, no blank after the comma) */
-            size_t digits = i - k->off - (size_t)sign;
-            while (digits <= 3 && !memchr(s + k->off, '.', i - k->off) && i + 3 < n &&
-                   s[i] == ',' && is_digit((unsigned char)s[i + 1]) &&
-                   is_digit((unsigned char)s[i + 2]) && is_digit((unsigned char)s[i + 3]) &&
-                   (i + 4 == n || !is_digit((unsigned char)s[i + 4]))) {
-                double g = (s[i + 1] - '0') * 100 + (s[i + 2] - '0') * 10 + (s[i + 3] - '0');
-                k->v = k->v * 1000 + (k->v < 0 ? -g : g);
-                i += 4;
-                if (i < n && s[i] == '.') { /* "1,234.5" */
-                    double f = 0, sc = 1;
-                    for (i++; i < n && is_digit((unsigned char)s[i]); i++)
-                        f += (s[i] - '0') * (sc /= 10);
-                    k->v += k->v < 0 ? -f : f;
-                    break;
-                }
-            }
+            i = lex_value(s, n, i, kv);
             /* a clock, a date, a version, a list without blanks or a hex number is no value */
             if (i + 1 < n &&
                 (s[i] == ':' || s[i] == '-' || s[i] == '.' || s[i] == ',' || s[i] == '_') &&
@@ -163,7 +178,7 @@ static size_t lex(const char *s, size_t n, tok *t, size_t cap)
                 k->bad = 1;
                 while (i < n && (is_digit((unsigned char)s[i]) || strchr(":-.,_T+", s[i])))
                     i++;
-            } else if (i < n && (s[i] == 'x' || s[i] == 'X') && k->v == 0 && i == k->off + 1u) {
+            } else if (i < n && (s[i] == 'x' || s[i] == 'X') && *kv == 0 && i == k->off + 1u) {
                 k->bad = 1;
                 while (i < n && is_wordc((unsigned char)s[i]))
                     i++;
@@ -182,7 +197,8 @@ static size_t lex(const char *s, size_t n, tok *t, size_t cap)
             double v;
             if (nonfinite_word(s + b, i - b, &v)) {
                 k->type = T_NUM;
-                k->v = c == '-' ? -v : v;
+                k->ch = 'w';
+                *kv = c == '-' ? -v : v;
             } else if (sign) {
                 k->type = T_OTHER; /* "-word": a dash, then a word */
                 k->ch = (char)c;
@@ -299,7 +315,60 @@ static const unit units[] = {
     {"us", U_TIME, 1e-6, 0},
 };
 
-static int cmp_unit(const void *k, const void *e) { return strcmp(k, ((const unit *)e)->name); }
+/* ==== looking names up ====================================================================== */
+
+/* The unit and name tables are looked up for nearly every word of every metric line, so each
+ * has an open-addressing hash index (built once, on first use, shared by every thread): one hash
+ * of the lower-cased word and, nearly always, one string compare. The tables stay the sorted
+ * source of truth; the index only finds a row faster than a binary search would. */
+
+#define LK_SLOTS 512 /* a power of two, at least twice the rows of either table */
+
+typedef struct lk_index {
+    uint32_t hash[LK_SLOTS];
+    uint16_t row[LK_SLOTS]; /* row + 1; 0 an empty slot */
+} lk_index;
+
+static lk_index unit_index, name_index;
+static pthread_once_t lk_once = PTHREAD_ONCE_INIT;
+
+/* FNV-1a over s[0..n), never 0 (0 is kept for nothing) */
+static uint32_t lk_hash(const char *s, size_t n)
+{
+    uint32_t h = 2166136261u;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ (unsigned char)s[i]) * 16777619u;
+    return h | 1;
+}
+
+static void lk_add(lk_index *x, const char *key, size_t row)
+{
+    uint32_t h = lk_hash(key, strlen(key));
+    size_t i = h & (LK_SLOTS - 1);
+    while (x->row[i])
+        i = (i + 1) & (LK_SLOTS - 1);
+    x->hash[i] = h;
+    x->row[i] = (uint16_t)(row + 1);
+}
+
+static void lk_build(void);
+
+/* The row of table x whose name (rows of size elem, the name its first member) is s[0..n), or
+ * NULL. */
+static const void *lk_find(const lk_index *x, const void *table, size_t elem, const char *s,
+                           size_t n)
+{
+    uint32_t h = lk_hash(s, n);
+    for (size_t i = h & (LK_SLOTS - 1); x->row[i]; i = (i + 1) & (LK_SLOTS - 1)) {
+        if (x->hash[i] != h)
+            continue;
+        const void *e = (const char *)table + (size_t)(x->row[i] - 1) * elem;
+        const char *name = *(const char *const *)e;
+        if (!strncmp(name, s, n) && name[n] == '\0')
+            return e;
+    }
+    return NULL;
+}
 
 static const unit *find_unit(const char *s, size_t n)
 {
@@ -309,8 +378,8 @@ static const unit *find_unit(const char *s, size_t n)
     for (size_t i = 0; i < n; i++)
         w[i] = (char)((unsigned char)s[i] < 0x80 && is_alpha((unsigned char)s[i]) ? s[i] | 0x20
                                                                                   : s[i]);
-    w[n] = '\0';
-    return bsearch(w, units, DX_ARRAY_LEN(units), sizeof *units, cmp_unit);
+    pthread_once(&lk_once, lk_build);
+    return lk_find(&unit_index, units, sizeof *units, w, n);
 }
 
 /* ==== names ================================================================================= */
@@ -447,7 +516,23 @@ static const name names[] = {
     {"wps", DX_Q_THROUGHPUT, 0},
 };
 
-static int cmp_name(const void *k, const void *e) { return strcmp(k, ((const name *)e)->name); }
+_Static_assert(DX_ARRAY_LEN(units) * 2 <= LK_SLOTS && DX_ARRAY_LEN(names) * 2 <= LK_SLOTS,
+               "the hash index needs room");
+
+static void lk_build(void)
+{
+    for (size_t i = 0; i < DX_ARRAY_LEN(units); i++)
+        lk_add(&unit_index, units[i].name, i);
+    for (size_t i = 0; i < DX_ARRAY_LEN(names); i++)
+        lk_add(&name_index, names[i].name, i);
+}
+
+/* The row of names[] for the phrase s[0..n) (lower case, one blank between words), or NULL. */
+static const name *find_name(const char *s, size_t n)
+{
+    pthread_once(&lk_once, lk_build);
+    return lk_find(&name_index, names, sizeof *names, s, n);
+}
 
 /* Words a name may end with that are not part of it: units ("step_time_ms") and copulas ("the
  * loss is nan"). */
@@ -496,19 +581,15 @@ static const name *lookup_name(const char *s, const tok *t, const size_t *w, siz
     buf[len] = '\0';
     /* the whole phrase first ("tokens_per_sec", "examples/s" are names), then without its
      * trailing fillers */
-    for (size_t k = 0; k < ns; k++) {
-        const name *hit =
-            bsearch(buf + starts[k], names, DX_ARRAY_LEN(names), sizeof *names, cmp_name);
-        if (hit && hit->q != DX_Q_NONE && k == 0)
-            return hit;
-    }
+    const name *whole = ns ? find_name(buf, len) : NULL;
+    if (whole && whole->q != DX_Q_NONE)
+        return whole;
     while (ns > 1 && trailing_filler(buf + starts[ns - 1], len - starts[ns - 1], u)) {
         len = starts[--ns] - 1;
         buf[len] = '\0';
     }
     for (size_t k = 0; k < ns; k++) {
-        const name *hit =
-            bsearch(buf + starts[k], names, DX_ARRAY_LEN(names), sizeof *names, cmp_name);
+        const name *hit = find_name(buf + starts[k], len - starts[k]);
         if (hit)
             return hit;
     }
@@ -517,11 +598,13 @@ static const name *lookup_name(const char *s, const tok *t, const size_t *w, siz
 
 int dx_metrics_tables_sorted(void)
 {
-    for (size_t i = 1; i < DX_ARRAY_LEN(names); i++)
-        if (strcmp(names[i - 1].name, names[i].name) >= 0)
+    for (size_t i = 0; i < DX_ARRAY_LEN(names); i++)
+        if ((i && strcmp(names[i - 1].name, names[i].name) >= 0) ||
+            strpbrk(names[i].name, "0123456789"))
             return 0;
-    for (size_t i = 1; i < DX_ARRAY_LEN(units); i++)
-        if (strcmp(units[i - 1].name, units[i].name) >= 0)
+    for (size_t i = 0; i < DX_ARRAY_LEN(units); i++)
+        if ((i && strcmp(units[i - 1].name, units[i].name) >= 0) ||
+            strpbrk(units[i].name, "0123456789"))
             return 0;
     return 1;
 }
@@ -594,14 +677,41 @@ static int keyless_count(const tok *t, size_t nt, size_t i, size_t j)
 
 static int is_step_q(const dx_metric *m) { return m->q == DX_Q_STEP; }
 
-size_t dx_metrics_parse(const char *s, size_t n, dx_metric *out, size_t cap)
+/* What a number's pairing looks up, from the tokens and the words' text alone (never from a
+ * value): the unit after it, the unit its name or parentheses give, its name's row and words. */
+typedef struct look {
+    const unit *u, *ku;
+    const name *nm;
+    uint16_t w0, wl; /* the first and last word of its name */
+    uint8_t nw;      /* words in its name, 0 none */
+    uint8_t ready;
+} look;
+
+static void look_up(const char *s, const tok *t, size_t nt, size_t i, look *x)
 {
-    if (!s || !n || !cap)
-        return 0;
-    if (n > MX_SCAN)
-        n = MX_SCAN;
-    tok t[MX_TOKS];
-    size_t nt = lex(s, n, t, MX_TOKS);
+    size_t j = i + 1;
+    if (j + 1 < nt && t[j].type == T_SLASH && t[j + 1].type == T_NUM && !t[j + 1].bad)
+        j += 2;
+    x->u = NULL;
+    if (j < nt && t[j].type == T_WORD && (!t[j].space || t[j].len > 1 || s[t[j].off] != '%'))
+        x->u = find_unit(s + t[j].off, t[j].len);
+    x->ku = NULL;
+    size_t w[8];
+    int sep;
+    size_t nw = name_words(s, t, i, w, DX_ARRAY_LEN(w), &x->ku, &sep);
+    x->nm = nw ? lookup_name(s, t, w, nw, &x->ku) : NULL;
+    x->nw = (uint8_t)nw;
+    x->w0 = (uint16_t)(nw ? w[0] : 0);
+    x->wl = (uint16_t)(nw ? w[nw - 1] : 0);
+    x->ready = 1;
+}
+
+/* Pairs the numbers of the tokens t[0..nt) (values val[]) with their names and units into
+ * out[0..cap); returns how many. lk[i] holds number i's lookups where ready, and is filled
+ * where not. */
+static size_t pair(const char *s, const tok *t, const double *val, size_t nt, look *lk,
+                   dx_metric *out, size_t cap)
+{
     size_t nm = 0;
     int flags[64];
     if (cap > DX_ARRAY_LEN(flags))
@@ -610,20 +720,17 @@ size_t dx_metrics_parse(const char *s, size_t n, dx_metric *out, size_t cap)
         if (t[i].type != T_NUM || t[i].bad)
             continue;
         /* a number that a word is glued to ("fc1", "v2") was read as part of the word */
-        dx_metric m = {DX_Q_NONE, t[i].v, -1, 0, 0};
+        dx_metric m = {DX_Q_NONE, val[i], -1, 0, 0};
         size_t j = i + 1;
         if (j + 1 < nt && t[j].type == T_SLASH && t[j + 1].type == T_NUM && !t[j + 1].bad) {
-            m.total = t[j + 1].v;
+            m.total = val[j + 1];
             j += 2;
         }
-        const unit *u = NULL;
-        if (j < nt && t[j].type == T_WORD && (!t[j].space || t[j].len > 1 || s[t[j].off] != '%'))
-            u = find_unit(s + t[j].off, t[j].len);
-        const unit *ku = NULL;
-        size_t w[8];
-        int sep;
-        size_t nw = name_words(s, t, i, w, DX_ARRAY_LEN(w), &ku, &sep);
-        const name *nm_ = nw ? lookup_name(s, t, w, nw, &ku) : NULL;
+        look *x = &lk[i];
+        if (!x->ready)
+            look_up(s, t, nt, i, x);
+        const unit *u = x->u, *ku = x->ku;
+        const name *nm_ = x->nm;
         /* a letter after a count is a multiplier ("22.8K" tokens/s, "11.5K" in a field named
            _ms), except on memory */
         int timeq = nm_ && (nm_->q == DX_Q_STEP_TIME || nm_->q == DX_Q_DATA_TIME);
@@ -639,9 +746,9 @@ size_t dx_metrics_parse(const char *s, size_t n, dx_metric *out, size_t cap)
         if (nm_) {
             m.q = nm_->q;
             fl = nm_->flags;
-            if (nw) {
-                m.key = t[w[0]].off;
-                m.nkey = t[w[nw - 1]].off + t[w[nw - 1]].len - t[w[0]].off;
+            if (x->nw) {
+                m.key = t[x->w0].off;
+                m.nkey = t[x->wl].off + t[x->wl].len - t[x->w0].off;
             }
         }
         /* the unit can say more than the name, or name the quantity alone */
@@ -685,6 +792,176 @@ size_t dx_metrics_parse(const char *s, size_t n, dx_metric *out, size_t cap)
         if (!(flags[k] & F_STEPLINE) || has_step)
             out[w++] = out[k];
     return w;
+}
+
+size_t dx_metrics_parse(const char *s, size_t n, dx_metric *out, size_t cap)
+{
+    return dx_metrics_parse_memo(NULL, s, n, out, cap);
+}
+
+/* ==== line shapes =========================================================================== */
+
+/* A trainer prints the same line at every step with other numbers in it. Two lines that differ
+ * only in which digits they hold (the same length, every other byte the same) cut into the same
+ * tokens: the tokenizer decides by character class, never by a digit's value, except in one
+ * place (a "0x" prefix), and lines with a digit before an x are never memoised. Their words are
+ * the same, and so is every lookup, since no name or unit holds a digit (the unit test checks
+ * it). So a memo keeps, per shape (the line with every digit read as 0), the tokens and the
+ * lookups of each number; a line of a known shape only has its numbers' values read again, and
+ * the pairing (which does depend on values: a step must be whole, a total positive) runs as for
+ * a new line. A shape is kept from its second line on, so that lines seen once cost no copy. */
+
+#define MEMO_SLOTS 256    /* a power of two */
+#define MEMO_MAX_LEN 1024 /* longer lines are read afresh each time */
+#define MEMO_MAX_TOKS 160
+
+typedef struct shape {
+    uint64_t hash;
+    uint32_t n, nt, nnum;
+    look *lk;          /* [nt] */
+    double *word;      /* [nt] the values of numbers that are words (NaN, inf) */
+    tok *t;            /* [nt] */
+    uint16_t *num;     /* [nnum] the numbers whose value is read: not bad */
+    unsigned char *sk; /* [n] the shape */
+} shape;
+
+struct dx_metrics_memo {
+    uint64_t seen[MEMO_SLOTS]; /* the hash of the last shape seen once in each slot */
+    shape *sh[MEMO_SLOTS];
+};
+
+dx_metrics_memo *dx_metrics_memo_new(void) { return dx_calloc(1, sizeof(dx_metrics_memo)); }
+
+void dx_metrics_memo_free(dx_metrics_memo *m)
+{
+    if (!m)
+        return;
+    for (size_t i = 0; i < MEMO_SLOTS; i++)
+        dx_free(m->sh[i]);
+    dx_free(m);
+}
+
+/* The shape of s[0..n) into sk (every digit read as '0'; sk has room for n + 8 bytes), eight
+ * bytes at a time; returns its hash, and in *hex whether a digit comes right before an x or X
+ * (the tokenizer reads "0x1f" by the digit's value). */
+static uint64_t shape_of(const char *s, size_t n, unsigned char *sk, int *hex)
+{
+    const uint64_t ones = 0x0101010101010101ull, high = 0x8080808080808080ull;
+    uint64_t h = 0x9e3779b97f4a7c15ull ^ n, any_hex = 0, carry = 0;
+    for (size_t i = 0; i < n; i += 8) {
+        uint64_t w = 0;
+        if (n - i >= 8)
+            memcpy(&w, s + i, 8);
+        else
+            memcpy(&w, s + i, n - i);
+        /* a byte below 0x80 is a digit when adding 0x80 - '0' sets its top bit and adding
+           0x7f - '9' does not (neither carries into the next byte) */
+        uint64_t low = w & ~high;
+        uint64_t digit = (low + ones * (0x80 - '0')) & ~(low + ones * (0x7f - '9')) & ~w & high;
+        /* x or X: the bytes that are 0 once lower-cased and xor-ed with 'x' (exact, no borrow) */
+        uint64_t v = (w | ones * 0x20) ^ (ones * 'x');
+        uint64_t x = ~(((v & ~high) + ~high) | v | ~high);
+        /* the byte before each byte (memcpy loads the first byte lowest on a little-endian
+           machine; on another, every line is read afresh) */
+        any_hex |= x & ((digit << 8) | carry);
+        carry = digit >> 56;
+        uint64_t m = (digit >> 7) * 0xff;
+        w = (w & ~m) | (ones * '0' & m);
+        memcpy(sk + i, &w, 8);
+        h = (h ^ w) * 0xff51afd7ed558ccdull;
+        h ^= h >> 32;
+    }
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    *hex = any_hex != 0;
+#else
+    *hex = 1;
+#endif
+    return h;
+}
+
+/* A new shape from a line's tokens, every lookup made; NULL when out of memory. */
+static shape *shape_new(uint64_t h, const unsigned char *sk, size_t n, const char *s, const tok *t,
+                        const double *val, size_t nt)
+{
+    size_t nnum = 0;
+    for (size_t i = 0; i < nt; i++)
+        nnum += t[i].type == T_NUM && !t[i].bad;
+    size_t size = sizeof(shape) + nt * (sizeof(look) + sizeof(double) + sizeof(tok)) +
+                  nnum * sizeof(uint16_t) + n;
+    shape *x = dx_malloc(size);
+    if (!x)
+        return NULL;
+    x->hash = h;
+    x->n = (uint32_t)n;
+    x->nt = (uint32_t)nt;
+    x->nnum = (uint32_t)nnum;
+    x->lk = (look *)(x + 1);
+    x->word = (double *)(x->lk + nt);
+    x->t = (tok *)(x->word + nt);
+    x->num = (uint16_t *)(x->t + nt);
+    x->sk = (unsigned char *)(x->num + nnum);
+    memcpy(x->t, t, nt * sizeof(tok));
+    memcpy(x->sk, sk, n);
+    nnum = 0;
+    for (size_t i = 0; i < nt; i++) {
+        x->lk[i].ready = 0;
+        x->word[i] = val[i];
+        if (t[i].type == T_NUM && !t[i].bad) {
+            x->num[nnum++] = (uint16_t)i;
+            look_up(s, t, nt, i, &x->lk[i]);
+        }
+    }
+    return x;
+}
+
+size_t dx_metrics_parse_memo(dx_metrics_memo *m, const char *s, size_t n, dx_metric *out,
+                             size_t cap)
+{
+    if (!s || !n || !cap)
+        return 0;
+    if (n > MX_SCAN)
+        n = MX_SCAN;
+    unsigned char sk[MEMO_MAX_LEN + 8];
+    uint64_t h = 0;
+    shape **slot = NULL;
+    if (m && n <= MEMO_MAX_LEN) {
+        int hex;
+        h = shape_of(s, n, sk, &hex);
+        if (!hex) {
+            slot = &m->sh[h & (MEMO_SLOTS - 1)];
+            const shape *x = *slot;
+            if (x && x->hash == h && x->n == n && !memcmp(x->sk, sk, n)) {
+                double val[MEMO_MAX_TOKS];
+                for (size_t k = 0; k < x->nnum; k++) {
+                    size_t i = x->num[k];
+                    if (x->t[i].ch == 'w')
+                        val[i] = x->word[i];
+                    else
+                        lex_value(s, n, x->t[i].off, &val[i]);
+                }
+                return pair(s, x->t, val, x->nt, x->lk, out, cap);
+            }
+        }
+    }
+    tok t[MX_TOKS];
+    double val[MX_TOKS];
+    size_t nt = lex(s, n, t, val, MX_TOKS);
+    if (slot && nt <= MEMO_MAX_TOKS) {
+        uint64_t *seen = &m->seen[h & (MEMO_SLOTS - 1)];
+        if (*seen == h) {
+            shape *x = shape_new(h, sk, n, s, t, val, nt);
+            if (x) {
+                dx_free(*slot);
+                *slot = x;
+                return pair(s, x->t, val, nt, x->lk, out, cap);
+            }
+        }
+        *seen = h;
+    }
+    look lk[MX_TOKS];
+    for (size_t i = 0; i < nt; i++)
+        lk[i].ready = 0;
+    return pair(s, t, val, nt, lk, out, cap);
 }
 
 const char *dx_qty_name(int q)
@@ -751,12 +1028,25 @@ static void mr_samples(dx_job_model *jm, int rank, const dx_metric *m, size_t n)
         dx_steps_add(jm, rank, 1, dt->v);
 }
 
+/* the reading's state: the memo of line shapes (made at the first line; without one, when
+   memory is short, each line is read afresh, to the same result) */
+typedef struct mr_state {
+    dx_metrics_memo *memo;
+    int tried;
+} mr_state;
+
+static void mr_fini(void *stp) { dx_metrics_memo_free(((mr_state *)stp)->memo); }
+
 static int mr_line(dx_job_model *jm, void *stp, const dx_line *l)
 {
-    (void)stp;
+    mr_state *st = stp;
+    if (!st->tried) {
+        st->memo = dx_metrics_memo_new();
+        st->tried = 1;
+    }
     dx_metric m[32];
     size_t body = l->attr->body <= l->len ? l->attr->body : l->len;
-    size_t n = dx_metrics_parse(l->text + body, l->len - body, m, DX_ARRAY_LEN(m));
+    size_t n = dx_metrics_parse_memo(st->memo, l->text + body, l->len - body, m, DX_ARRAY_LEN(m));
     if (!n)
         return DDX_OK;
     /* the line's rank: its prefix or file, else the rank it names before any other metric
@@ -858,6 +1148,8 @@ const dx_reading dx_reading_metrics = {
     .doc = "each rank's numeric metrics in any spelling (k=v, k: v, dicts, JSON, Megatron's | "
            "fields, tqdm and Lightning bars): its step and loop length, its step and data-wait "
            "times and rates (for the straggler), its losses and gradient norms (for NaN onset)",
+    .state_size = sizeof(mr_state),
+    .fini = mr_fini,
     .rank_size = sizeof(mr_rank),
     .rank_init = mr_rank_init,
     .line_rank = mr_line_rank,

@@ -45,7 +45,21 @@ typedef struct dx_metric {
  * into out[0..cap); returns how many. Never reads past s[n-1]; at most the first 4 KiB. */
 DX_HIDDEN size_t dx_metrics_parse(const char *s, size_t n, dx_metric *out, size_t cap);
 
-/* Whether the reader's name and unit tables are sorted (its unit test asks). */
+/* A memo of the line shapes read so far (see metrics.c, "line shapes"): with one, a line shaped
+ * like an earlier one (the same bytes but for its digits) is read without cutting it into tokens
+ * again; what is found is exactly what dx_metrics_parse finds. For one thread at a time. */
+typedef struct dx_metrics_memo dx_metrics_memo;
+
+/* A new, empty memo (NULL when out of memory: then parse without one). */
+DX_HIDDEN dx_metrics_memo *dx_metrics_memo_new(void);
+DX_HIDDEN void dx_metrics_memo_free(dx_metrics_memo *m);
+
+/* dx_metrics_parse through memo m (NULL: none). */
+DX_HIDDEN size_t dx_metrics_parse_memo(dx_metrics_memo *m, const char *s, size_t n, dx_metric *out,
+                                       size_t cap);
+
+/* Whether the reader's name and unit tables are sorted and hold no digit (the memo relies on
+ * it; its unit test asks). */
 DX_HIDDEN int dx_metrics_tables_sorted(void);
 
 /* The quantity's name ("loss", "grad_norm", ...), or "?". */

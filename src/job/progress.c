@@ -26,6 +26,23 @@
 
 enum { PR_STEP, PR_TQDM, PR_TRAIN_DONE, PR_BAR_CLEARED, PR_TIME_LIMIT };
 
+/* The job-progress row's own prefilter (a trainer prints its step line on every step, so
+ * Vectorscan, given the row, proposes most lines of a job's log): a line the row matches holds
+ * the '/' between step and total and one of its words, each of which holds "tep" (Step, step),
+ * "ter" (Iter, iter, iteration) or "atch" (Batch, batch). */
+int dx_progress_step_words(const char *line, size_t len)
+{
+    if (len < 6 || !memchr(line, '/', len))
+        return 0;
+    const char *end = line + len;
+    for (const char *t = memchr(line + 1, 't', len - 1); t && t + 2 < end;
+         t = memchr(t + 1, 't', (size_t)(end - t - 1)))
+        if ((t[1] == 'e' && (t[2] == 'p' || t[2] == 'r')) ||
+            (t[-1] == 'a' && t[1] == 'c' && t[2] == 'h'))
+            return 1;
+    return 0;
+}
+
 static const dx_signal pr_patterns[] = {
     /* progress as trainers print it: "step 3/6", "Step: 10/100", Megatron's
      * "iteration      100/    5000 |" */
@@ -55,6 +72,11 @@ static const dx_signal pr_patterns[] = {
                        "TIME LIMIT ***\"; older releases omit \"ON host\") and src/srun "
                        "(\"*** STEP %u.%u CANCELLED AT %s DUE TO TIME LIMIT ***\")",
                        0},
+};
+
+/* the step row's lines are found by hand (dx_progress_step_words), not by Vectorscan */
+static const dx_prefilter_fn pr_prefilters[DX_ARRAY_LEN(pr_patterns)] = {
+    [PR_STEP] = dx_progress_step_words,
 };
 
 typedef struct pr_state {
@@ -204,6 +226,7 @@ const dx_reading dx_reading_progress = {
            "0's last bar before the first timeout",
     .patterns = pr_patterns,
     .npatterns = DX_ARRAY_LEN(pr_patterns),
+    .prefilters = pr_prefilters,
     .state_size = sizeof(pr_state),
     .rank_size = sizeof(pr_rank),
     .on_hit = pr_hit,
@@ -930,7 +953,8 @@ static const char *const ph_names[] = {"launch",     "init",       "evaluation",
 typedef struct ph_state {
     const char *phase; /* NULL none */
     uint64_t seq;
-    char where[300];
+    uint64_t line;  /* the last phase line: its number and file (said at publish, since every */
+    char path[300]; /* step line of a trainer's log moves it) */
 } ph_state;
 
 const dx_reading dx_reading_phases;
@@ -941,8 +965,9 @@ static void ph_set(ph_state *st, const char *phase, uint64_t seq, const char *pa
         return;
     st->phase = phase;
     st->seq = seq;
-    snprintf(st->where, sizeof st->where, "the last phase line is %s:%llu", path,
-             (unsigned long long)line);
+    st->line = line;
+    if (strncmp(st->path, path, sizeof st->path))
+        snprintf(st->path, sizeof st->path, "%s", path);
 }
 
 void dx_phases_note_step(dx_job_model *jm, const dx_line *l)
@@ -961,7 +986,13 @@ static int ph_publish(dx_job_model *jm, void *stp, dx_facts *f)
 {
     (void)jm;
     const ph_state *st = stp;
-    return st->phase ? dx_job_fact(f, "job.last_phase", st->where, "%s", st->phase) : DDX_OK;
+    if (!st->phase)
+        return DDX_OK;
+    char where[360];
+    snprintf(where, sizeof where, "the last phase line is %s:%llu", st->path,
+             (unsigned long long)st->line);
+    where[299] = '\0'; /* said in at most 299 bytes, as it always was */
+    return dx_job_fact(f, "job.last_phase", where, "%s", st->phase);
 }
 
 const dx_reading dx_reading_phases = {

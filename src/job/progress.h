@@ -37,4 +37,7 @@ DX_HIDDEN int dx_progress_timeout_at(const dx_job_model *jm, int rank, dx_time *
  * otherwise) and *why says why. */
 DX_HIDDEN int dx_stuck_rank(dx_job_model *jm, size_t *timed, const char **why);
 
+/* The job-progress row's prefilter: true on every line its pattern can match (see dx_signal). */
+DX_HIDDEN int dx_progress_step_words(const char *line, size_t len);
+
 #endif

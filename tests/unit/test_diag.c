@@ -1280,9 +1280,75 @@ static void test_busy_rank_and_enqueued_behind(void **state)
     ddx_report_free(rep);
 }
 
+/* dx_clean_text on text mixing printable runs, controls, tabs, C1 codes, valid and broken UTF-8,
+ * at every limit: printable ASCII is kept as is and the text stops with "..." once a further
+ * unit could pass max - 3 bytes, exactly as if each character were added in turn (the reference
+ * below adds them so). */
+static void test_clean_text_runs(void **state)
+{
+    (void)state;
+    static const char *const parts[] = {"abc",      " ",        "\t",           "\x01",
+                                        "\xc2\x85", "\xc3\xa9", "\xe2\x80\xae", "\xff",
+                                        "\xe2\x82", "xyz 123",  "\x7f"};
+    unsigned x = 1;
+    for (int round = 0; round < 400; round++) {
+        char in[128];
+        size_t n = 0;
+        while (n < 96) {
+            x = x * 1103515245u + 12345u;
+            const char *q = parts[(x >> 16) % DX_ARRAY_LEN(parts)];
+            memcpy(in + n, q, strlen(q));
+            n += strlen(q);
+        }
+        for (size_t max = 4; max < 140; max += 7) {
+            /* the reference: unit by unit */
+            char want[512];
+            size_t w = 0, m = n;
+            const unsigned char *p = (const unsigned char *)in;
+            while (m && (p[m - 1] == ' ' || p[m - 1] == '\t'))
+                m--;
+            for (size_t i = 0; i < m;) {
+                if (w + 4 > max) {
+                    memcpy(want + w, "...", 3);
+                    w += 3;
+                    break;
+                }
+                unsigned char c = p[i];
+                size_t l = c < 0x80 ? 1 : (c & 0xE0) == 0xC0 ? 2 : (c & 0xF0) == 0xE0 ? 3 : 0;
+                for (size_t k = 1; l && k < l; k++)
+                    if (i + k >= m || (p[i + k] & 0xC0) != 0x80)
+                        l = 0;
+                if (l == 2 && c < 0xC2)
+                    l = 0;
+                if (!l) {
+                    memcpy(want + w, "\xEF\xBF\xBD", 3);
+                    w += 3;
+                    i++;
+                } else if ((l == 1 && (c < 0x20 || c == 0x7F)) ||
+                           (l == 2 && c == 0xC2 && p[i + 1] < 0xA0) ||
+                           (l == 3 && c == 0xE2 && p[i + 1] == 0x80 && p[i + 2] >= 0xAA &&
+                            p[i + 2] <= 0xAE)) {
+                    want[w++] = c == '\t' ? ' ' : '?';
+                    i += l;
+                } else {
+                    memcpy(want + w, p + i, l);
+                    w += l;
+                    i += l;
+                }
+            }
+            want[w] = '\0';
+            char *got = dx_clean_text(in, n, max);
+            assert_non_null(got);
+            assert_string_equal(got, want);
+            free(got);
+        }
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_clean_text_runs),
         cmocka_unit_test(test_root_outranks_symptoms),
         cmocka_unit_test(test_healthy_log_is_quiet),
         cmocka_unit_test(test_context_and_checks),

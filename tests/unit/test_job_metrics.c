@@ -364,11 +364,80 @@ static void test_bounds(void **state)
     assert_int_equal(dx_metrics_parse(NULL, 5, one, 1), 0);
 }
 
-/* The name and unit tables are sorted (they are searched by bisection). */
+/* The name and unit tables are sorted (for whoever adds a row) and hold no digit (the memo of line
+ * shapes relies on it: two lines that differ in their digits alone look the same words up). */
 static void test_tables_sorted(void **state)
 {
     (void)state;
     assert_int_equal(dx_metrics_tables_sorted(), 1);
+}
+
+/* Whether a and b found exactly the same metrics (the same bits of every value). */
+static int same_metrics(const dx_metric *a, size_t na, const dx_metric *b, size_t nb)
+{
+    if (na != nb)
+        return 0;
+    for (size_t i = 0; i < na; i++)
+        if (a[i].q != b[i].q || memcmp(&a[i].v, &b[i].v, sizeof a[i].v) ||
+            memcmp(&a[i].total, &b[i].total, sizeof a[i].total) || a[i].key != b[i].key ||
+            a[i].nkey != b[i].nkey)
+            return 0;
+    return 1;
+}
+
+/* line with its digits rewritten by way: 0 each digit + 1, 1 all 0, 2 all 9, 3 each digit from x */
+static void redigit(const char *line, int way, unsigned *x, char *buf, size_t cap)
+{
+    size_t n = 0;
+    for (; line[n] && n + 1 < cap; n++) {
+        char c = line[n];
+        if (c >= '0' && c <= '9') {
+            *x = *x * 1103515245u + 12345u;
+            c = way == 0   ? (char)('0' + (c - '0' + 1) % 10)
+                : way == 1 ? '0'
+                : way == 2 ? '9'
+                           : (char)('0' + (*x >> 16) % 10);
+        }
+        buf[n] = c;
+    }
+    buf[n] = '\0';
+}
+
+/* Through a memo of line shapes, every line reads exactly as it does afresh: lines of one shape
+ * with other digits (where a value decides: a step that must be whole, a total that must not be
+ * negative, an exponent past a double, a hexadecimal prefix), read again and again. */
+static void test_memo(void **state)
+{
+    (void)state;
+    static const char *const tricky[] = {
+        "step 3/8 loss 1.5",      "step 3.0 loss 1.5", "step 3.5 loss 1.5",  "it 3/-5 loss 2",
+        "it 3/-0 loss 2",         "lr 1e400 step 2/9", "loss=0x1f step=3/9", "loss=5x step=3/9",
+        "epoch 1,234 step 7,282", "tokens/s: 22.8K",   "-0 loss 1 step 0/1", "loss nan step 40/90",
+    };
+    dx_metrics_memo *memo = dx_metrics_memo_new();
+    assert_non_null(memo);
+    char v[8192];
+    unsigned x = 7;
+    int bad = 0;
+    for (size_t i = 0; i < DX_ARRAY_LEN(real) + DX_ARRAY_LEN(tricky); i++) {
+        const char *line = i < DX_ARRAY_LEN(real) ? real[i].line : tricky[i - DX_ARRAY_LEN(real)];
+        for (int round = 0; round < 3; round++)
+            for (int way = -1; way < 4; way++) {
+                if (way < 0)
+                    snprintf(v, sizeof v, "%s", line);
+                else
+                    redigit(line, way, &x, v, sizeof v);
+                dx_metric a[32], b[32];
+                size_t na = dx_metrics_parse(v, strlen(v), a, DX_ARRAY_LEN(a));
+                size_t nb = dx_metrics_parse_memo(memo, v, strlen(v), b, DX_ARRAY_LEN(b));
+                if (!same_metrics(a, na, b, nb)) {
+                    printf("read otherwise through the memo (round %d): %s\n", round, v);
+                    bad++;
+                }
+            }
+    }
+    dx_metrics_memo_free(memo);
+    assert_int_equal(bad, 0);
 }
 
 static void dump(void)
@@ -397,7 +466,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_real_lines),    cmocka_unit_test(test_generated_variants),
         cmocka_unit_test(test_spellings),     cmocka_unit_test(test_units),
         cmocka_unit_test(test_no_metrics),    cmocka_unit_test(test_bounds),
-        cmocka_unit_test(test_tables_sorted),
+        cmocka_unit_test(test_tables_sorted), cmocka_unit_test(test_memo),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -3,6 +3,8 @@
 
 #include <hs/hs.h>
 
+#include "job.h"
+
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -30,7 +32,7 @@ static void test_scan_and_confirm(void **state)
     dx_matcher *m = NULL;
     dx_scan *s = NULL;
     ddx_error e = {0};
-    assert_int_equal(dx_matcher_new(&m, ptrs, 6, NULL, 0, &e), DDX_OK);
+    assert_int_equal(dx_matcher_new(&m, ptrs, NULL, 6, NULL, 0, &e), DDX_OK);
     assert_int_equal(dx_scan_new(&s, m, &e), DDX_OK);
     const char text[] = "hello\n"
                         "rank 3 failed; CUDA out of memory; CUDA out of memory again\n"
@@ -100,7 +102,7 @@ static void test_image_roundtrip(void **state)
     size_t len;
     dx_matcher_portable(1);
     assert_int_equal(hs_set_database_allocator(off_alloc, off_free), HS_SUCCESS);
-    assert_int_equal(dx_matcher_new(&m, ptrs, 2, NULL, 0, &e), DDX_OK);
+    assert_int_equal(dx_matcher_new(&m, ptrs, NULL, 2, NULL, 0, &e), DDX_OK);
     dx_matcher_portable(0);
     assert_int_equal(dx_matcher_image(m, &copy, &len, &e), DDX_OK);
     assert_true(len > 0);
@@ -121,7 +123,7 @@ static void test_image_roundtrip(void **state)
     assert_memory_equal(again, bytes, len);
     free(again);
     free(ser);
-    assert_int_equal(dx_matcher_new(&m2, ptrs, 2, (unsigned char *)bytes, len, &e), DDX_OK);
+    assert_int_equal(dx_matcher_new(&m2, ptrs, NULL, 2, (unsigned char *)bytes, len, &e), DDX_OK);
     dx_scan *s;
     assert_int_equal(dx_scan_new(&s, m2, &e), DDX_OK);
     const dx_cand *c;
@@ -133,7 +135,7 @@ static void test_image_roundtrip(void **state)
     /* garbage bytes fall back to compiling */
     dx_matcher *m3 = NULL;
     static const unsigned char junk[64] __attribute__((aligned(64))) = "junk";
-    assert_int_equal(dx_matcher_new(&m3, ptrs, 2, junk, 4, &e), DDX_OK);
+    assert_int_equal(dx_matcher_new(&m3, ptrs, NULL, 2, junk, 4, &e), DDX_OK);
     dx_matcher_free(m3);
     dx_scan_free(s);
     dx_matcher_free(m2);
@@ -157,7 +159,7 @@ static void test_long_negated_class(void **state)
     dx_matcher *m = NULL;
     dx_scan *s = NULL;
     ddx_error e = {0};
-    assert_int_equal(dx_matcher_new(&m, ptrs, 2, NULL, 0, &e), DDX_OK);
+    assert_int_equal(dx_matcher_new(&m, ptrs, NULL, 2, NULL, 0, &e), DDX_OK);
     assert_int_equal(dx_scan_new(&s, m, &e), DDX_OK);
     const char text[] =
         "[default0]:  File \"/usr/lib/python3/dist-packages/torch/distributed/distributed_c10d.py\""
@@ -199,7 +201,7 @@ static void test_anchored_on_body(void **state)
     dx_matcher *m = NULL;
     dx_scan *s = NULL;
     ddx_error e = {0};
-    assert_int_equal(dx_matcher_new(&m, ptrs, 2, NULL, 0, &e), DDX_OK);
+    assert_int_equal(dx_matcher_new(&m, ptrs, NULL, 2, NULL, 0, &e), DDX_OK);
     assert_int_equal(dx_scan_new(&s, m, &e), DDX_OK);
     const char text[] = "[rank1]: Traceback (most recent call last):\n"
                         "(pid=12) pkg==2.1 [repeated 3x across cluster]\n"
@@ -235,7 +237,7 @@ static void test_leading_blank_class(void **state)
     dx_matcher *m = NULL;
     dx_scan *s = NULL;
     ddx_error e = {0};
-    assert_int_equal(dx_matcher_new(&m, ptrs, 1, NULL, 0, &e), DDX_OK);
+    assert_int_equal(dx_matcher_new(&m, ptrs, NULL, 1, NULL, 0, &e), DDX_OK);
     assert_int_equal(dx_scan_new(&s, m, &e), DDX_OK);
     const char text[] = "  alpha 1\n  beta 2\n\n  gamma 3\n    delta 4\n";
     const dx_cand *c;
@@ -248,12 +250,115 @@ static void test_leading_blank_class(void **state)
     dx_matcher_free(m);
 }
 
+/* A job row's own prefilter (a signal kept out of the Vectorscan database) accepts every line
+ * its pattern matches, so its candidates are a superset as Vectorscan's prefilter mode gives:
+ * lines made of the row's words, separators, brackets, numbers and other words, and the same
+ * lines with bytes changed, through PCRE2 and through the prefilter. And with the prefilter a
+ * chunk's scan proposes every such line, among the other signals' candidates in order. */
+static void test_prefilters_cover_their_patterns(void **state)
+{
+    (void)state;
+    static const char *const parts[] = {
+        "step",  "Step", "STEP", "iter", "Iter", "iteration", "Iteration", "batch", "Batch", "it",
+        "epoch", " ",    "  ",   "\t",   ":",    "=",         "[",         "]",     "/",     " / ",
+        "0",     "7",    "12",   "345",  "|",    "loss",      "x",         "_",     "-",     "tep",
+        "ter",   "atch", "s",    "a",    "\r",   "(",         "1/2",       "steps",
+    };
+    size_t with = 0;
+    for (size_t i = 0; i < dx_job_extractor_count(); i++) {
+        dx_prefilter_fn f = dx_job_extractor_prefilter(i);
+        if (!f)
+            continue;
+        with++;
+        const dx_signal *ptrs[2] = {dx_job_extractor_signal(i), &sigs[0]};
+        dx_prefilter_fn pre[2] = {f, NULL};
+        dx_matcher *m = NULL, *mp = NULL;
+        dx_scan *s = NULL, *sp = NULL;
+        ddx_error e = {0};
+        assert_int_equal(dx_matcher_new(&m, ptrs, NULL, 2, NULL, 0, &e), DDX_OK);
+        assert_int_equal(dx_matcher_new(&mp, ptrs, pre, 2, NULL, 0, &e), DDX_OK);
+        assert_int_equal(dx_scan_new(&s, m, &e), DDX_OK);
+        assert_int_equal(dx_scan_new(&sp, mp, &e), DDX_OK);
+        unsigned x = 99;
+        size_t matched = 0, refused = 0;
+        char chunk[64 * 1024];
+        size_t clen = 0, want = 0;
+        for (int round = 0; round < 20000; round++) {
+            char line[256];
+            size_t n = 0;
+            x = x * 1103515245u + 12345u;
+            /* half the lines in the row's own order: a word, blanks and separators, a number,
+               a slash, a number */
+            static const int shape[] = {0, 1, 2, 1, 3, 1, 4, 1, 3, 5};
+            static const char *const by_kind[][6] = {
+                {"step", "Iter", "iteration", "Batch", "batch", "STEP"},
+                {"", " ", "  ", "\t", "", " "},
+                {":", "=", "", "[", ": [", "="},
+                {"0", "7", "12", "345", "9999", "x"},
+                {"/", "/", "/", " / ", "|", "/"},
+                {"", " loss 2.1", "]", "x", "_", " |"},
+            };
+            for (unsigned k = 0; round % 2 && k < DX_ARRAY_LEN(shape); k++) {
+                x = x * 1103515245u + 12345u;
+                const char *q = by_kind[shape[k]][(x >> 16) % 6];
+                memcpy(line + n, q, strlen(q));
+                n += strlen(q);
+            }
+            for (unsigned k = 0, nk = round % 2 ? 0 : 1 + (x >> 16) % 9; k < nk; k++) {
+                x = x * 1103515245u + 12345u;
+                const char *q = parts[(x >> 16) % DX_ARRAY_LEN(parts)];
+                memcpy(line + n, q, strlen(q));
+                n += strlen(q);
+            }
+            if (round % 3 == 0 && n) { /* a byte changed */
+                x = x * 1103515245u + 12345u;
+                line[(x >> 8) % n] = (char)(' ' + (x >> 16) % 95);
+            }
+            int hit = dx_scan_confirm_line(s, 0, line, n, 0, n);
+            int pass = f(line, n);
+            if (hit && !pass)
+                fail_msg("the prefilter refuses a line the pattern matches: %.*s", (int)n, line);
+            matched += hit;
+            refused += !pass;
+            /* every 50th matching line, with one the other signal matches, into a chunk */
+            if (hit && matched % 50 == 0 && clen + n + 40 < sizeof chunk) {
+                memcpy(chunk + clen, line, n);
+                clen += n;
+                memcpy(chunk + clen, " CUDA out of memory\nnothing here\n", 33);
+                clen += 33;
+                want++;
+            }
+        }
+        assert_true(matched > 500); /* the lines exercise the pattern */
+        assert_true(refused > 500); /* and the prefilter refuses lines */
+        const dx_cand *c;
+        size_t nc, got = 0;
+        assert_int_equal(dx_scan_chunk(sp, chunk, clen, &c, &nc, &e), DDX_OK);
+        for (size_t k = 0; k < nc; k++) {
+            if (k)
+                assert_true(c[k - 1].line < c[k].line ||
+                            (c[k - 1].line == c[k].line && c[k - 1].sig < c[k].sig));
+            got += c[k].sig == 0;
+        }
+        assert_int_equal(got, want);
+        assert_int_equal(nc, 2 * want); /* the other signal on each of those lines too */
+        dx_scan_free(s);
+        dx_scan_free(sp);
+        dx_matcher_free(m);
+        dx_matcher_free(mp);
+    }
+    assert_true(with > 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_scan_and_confirm),   cmocka_unit_test(test_image_roundtrip),
-        cmocka_unit_test(test_long_negated_class), cmocka_unit_test(test_leading_blank_class),
+        cmocka_unit_test(test_scan_and_confirm),
+        cmocka_unit_test(test_image_roundtrip),
+        cmocka_unit_test(test_long_negated_class),
+        cmocka_unit_test(test_leading_blank_class),
         cmocka_unit_test(test_anchored_on_body),
+        cmocka_unit_test(test_prefilters_cover_their_patterns),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
