@@ -370,6 +370,41 @@ static size_t parse_torchrun_rank(const char *s, size_t n, dx_attr *a)
     return one_blank(s, n, 5 + k + 2);
 }
 
+/* Lightning's rank_prefixed_message: "[rank: 3] " (lightning/fabric/utilities/rank_zero.py), the
+ * global rank, before the message of its rank-aware logging. */
+static size_t parse_lightning_rank(const char *s, size_t n, dx_attr *a)
+{
+    long r;
+    if (!has_at(s, n, 0, "[rank: "))
+        return 0;
+    size_t k = some_digits(s, n, 7, 7, &r);
+    if (!k || !has_at(s, n, 7 + k, "] "))
+        return 0;
+    put_rank(a, r);
+    return 7 + k + 2;
+}
+
+/* kubectl logs --prefix: "[pod/trainer-worker-0/pytorch] " (the pod, then the container); the
+ * pod is the line's host. */
+static size_t parse_kubectl(const char *s, size_t n, dx_attr *a)
+{
+    if (!has_at(s, n, 0, "[pod/"))
+        return 0;
+    size_t i = 5, h = i;
+    while (i < n && i - h < 253 && (is_alnum(s[i]) || s[i] == '.' || s[i] == '-' || s[i] == '_'))
+        i++;
+    size_t hn = i - h;
+    if (!hn || !has_at(s, n, i, "/"))
+        return 0;
+    size_t c = ++i;
+    while (i < n && i - c < 253 && (is_alnum(s[i]) || s[i] == '.' || s[i] == '-' || s[i] == '_'))
+        i++;
+    if (i == c || !has_at(s, n, i, "] "))
+        return 0;
+    put_host(a, s + h, hn);
+    return i + 2;
+}
+
 /* torchrun --tee, role name and LOCAL rank: "[default3]:", "[trainer1]:". */
 static size_t parse_torchrun_role(const char *s, size_t n, dx_attr *a)
 {
@@ -636,6 +671,28 @@ static size_t parse_torch_glog(const char *s, size_t n, dx_attr *a)
  * " - INFO - ", " - root - INFO - ", " - INFO - __main__ - " (corpus ddp-009), " | INFO | name | "
  * (fairseq), " INFO ", " [INFO] ", or a glog-style ": E file.cc:12] " (TSL/XLA). Returns the
  * offset after what it took (i itself when nothing fits) and sets *level. */
+/* loguru's default record location after the level, "module:function:12 - ", at s[i]: its length,
+ * 0 when absent. */
+static size_t loguru_location(const char *s, size_t n, size_t i)
+{
+    size_t j = i;
+    for (int part = 0; part < 2; part++) {
+        size_t b = j;
+        while (j < n && j - b < 128 &&
+               (is_alnum(s[j]) || s[j] == '_' || s[j] == '.' || s[j] == '<' || s[j] == '>' ||
+                s[j] == '-'))
+            j++;
+        if (j == b || !has_at(s, n, j, ":"))
+            return 0;
+        j++;
+    }
+    long line;
+    size_t k = some_digits(s, n, j, 9, &line);
+    if (!k || !has_at(s, n, j + k, " - "))
+        return 0;
+    return j + k + 3 - i;
+}
+
 static size_t pylog_tail(const char *s, size_t n, size_t i, char *level)
 {
     size_t k;
@@ -653,6 +710,16 @@ static size_t pylog_tail(const char *s, size_t n, size_t i, char *level)
         size_t j = i + 3;
         /* the level, or one logger name and then the level */
         for (int field = 0; field < 2; field++) {
+            size_t pad = 0; /* loguru pads the level to eight columns: "| ERROR    | " */
+            if ((k = level_word_at(s, n, j, &lv)))
+                while (j + k + pad < n && s[j + k + pad] == ' ' && pad < 8)
+                    pad++;
+            if (k && pad && sep[1] == '|' && has_at(s, n, j + k + pad - 1, sep) &&
+                (pad > 1 || loguru_location(s, n, j + k + pad + 2))) {
+                j += k + pad + 2;
+                *level = lv;
+                return j + loguru_location(s, n, j);
+            }
             if ((k = level_word_at(s, n, j, &lv)) && has_at(s, n, j + k, sep)) {
                 j += k + 3;
                 /* a logger name after the level: "INFO - __main__ - " */
@@ -716,8 +783,20 @@ static size_t parse_pylog_level(const char *s, size_t n, dx_attr *a)
     return k + 1 + nm + 1;
 }
 
+/* The stream tag of the CRI log format (containerd and CRI-O, the files under /var/log/pods
+ * and /var/log/containers that log collectors ship): " stdout F " or " stderr P " after the
+ * time, F a full line, P a part of a longer one. Returns its length at s[i], 0 when absent. */
+static size_t cri_stream(const char *s, size_t n, size_t i)
+{
+    if (!(has_at(s, n, i, " stdout ") || has_at(s, n, i, " stderr ")) || i + 9 >= n ||
+        (s[i + 8] != 'F' && s[i + 8] != 'P') || s[i + 9] != ' ')
+        return 0;
+    return 10;
+}
+
 /* ISO 8601: "2024-05-01T12:00:01.123456Z", "2024-05-01T14:00:01+02:00" (to UTC), kubectl
- * --timestamps, structured loggers. */
+ * --timestamps, structured loggers; with the CRI stream tag, a container runtime's log file:
+ * "2024-05-01T12:00:01.123456789Z stderr F ". */
 static size_t parse_iso(const char *s, size_t n, dx_attr *a)
 {
     dx_time t;
@@ -725,6 +804,11 @@ static size_t parse_iso(const char *s, size_t n, dx_attr *a)
     size_t i = parse_datetime(s, n, &t, &sep);
     if (!i || sep != 'T')
         return 0;
+    size_t cri = cri_stream(s, n, i);
+    if (cri) {
+        put_time(a, &t);
+        return i + cri;
+    }
     i = pylog_tail(s, n, i, &level);
     put_time(a, &t);
     if (level)
@@ -759,8 +843,19 @@ static size_t bracket_time(const char *s, size_t n, dx_attr *a, bool require_lev
     }
     if (!has_at(s, n, i, "]"))
         return 0;
-    i = one_blank(s, n, i + 1);
     char lv = 0;
+    size_t nm;
+    /* Hydra's job logging: "[2024-05-01 12:00:01,123][__main__][ERROR] - " */
+    if (!require_level && has_at(s, n, i + 1, "[") && (nm = logger_name(s, n, i + 2)) &&
+        has_at(s, n, i + 2 + nm, "][") && (k = level_word_at(s, n, i + 2 + nm + 2, &lv)) &&
+        has_at(s, n, i + 2 + nm + 2 + k, "] - ")) {
+        put_time(a, &t);
+        if (pid >= 0)
+            put_pid(a, pid);
+        put_level(a, lv);
+        return i + 2 + nm + 2 + k + 4;
+    }
+    i = one_blank(s, n, i + 1);
     if (has_at(s, n, i, "[") && (k = level_word_at(s, n, i + 1, &lv)) &&
         has_at(s, n, i + 1 + k, "]")) {
         level = lv;
@@ -829,6 +924,59 @@ static size_t parse_ctime(const char *s, size_t n, dx_attr *a)
     t.year = y, t.month = m, t.day = d;
     put_time(a, &t);
     return one_blank(s, n, i + 4);
+}
+
+/* The syslog and journal text form (rsyslog's default template, `journalctl` output):
+ * "May  1 12:00:01 node1 python[1234]: " or "May 01 12:00:01 node1 kernel: " -- month, day, time
+ * (no year), host, the program and its pid. The host is the line's host. */
+static size_t parse_syslog(const char *s, size_t n, dx_attr *a)
+{
+    static const char months[] = "JanFebMarAprMayJunJulAugSepOctNovDec";
+    if (n < 20 || !is_upper(s[0]) || s[3] != ' ')
+        return 0;
+    int m = 0, d;
+    for (int k = 0; k < 12 && !m; k++)
+        if (memcmp(s, months + 3 * k, 3) == 0)
+            m = k + 1;
+    if (!m)
+        return 0;
+    if (fixed_digits(s, n, 4, 2, &d)) {
+    } else if (s[4] == ' ' && fixed_digits(s, n, 5, 1, &d)) {
+    } else {
+        return 0;
+    }
+    if (s[6] != ' ' || !valid_date(2000, m, d))
+        return 0;
+    dx_time t = {0};
+    size_t used = parse_hms(s + 7, n - 7, &t);
+    if (!used || !has_at(s, n, 7 + used, " "))
+        return 0;
+    size_t h = 7 + used + 1, i = h;
+    while (i < n && i - h < 64 && (is_alnum(s[i]) || s[i] == '.' || s[i] == '-' || s[i] == '_'))
+        i++;
+    size_t hn = i - h;
+    if (!hn || !has_at(s, n, i, " "))
+        return 0;
+    size_t p = ++i;
+    while (i < n && i - p < 64 && s[i] != '[' && s[i] != ':' && !is_blank(s[i]))
+        i++;
+    if (i == p)
+        return 0;
+    long pid = -1;
+    size_t k;
+    if (has_at(s, n, i, "[")) {
+        if (!(k = some_digits(s, n, i + 1, 10, &pid)) || !has_at(s, n, i + 1 + k, "]"))
+            return 0;
+        i += 1 + k + 1;
+    }
+    if (!has_at(s, n, i, ":"))
+        return 0;
+    t.month = m, t.day = d;
+    put_time(a, &t);
+    put_host(a, s + h, hn);
+    if (pid >= 0)
+        put_pid(a, pid);
+    return one_blank(s, n, i + 1);
 }
 
 /* NCCL debug output: "host:pid:tid [dev] " (corpus ox-003; NCCL 2.26+ may put a
@@ -929,6 +1077,9 @@ static const struct recogniser {
     {"glog", DX_PFX_GLOG, FB_UPPER, 0, parse_glog},
     {"pylog-level", DX_PFX_PYLOG_LEVEL, FB_UPPER, 0, parse_pylog_level},
     {"ctime", DX_PFX_CTIME, FB_UPPER, 0, parse_ctime},
+    {"syslog", DX_PFX_SYSLOG, FB_UPPER, ROW_FIRST_ONLY, parse_syslog},
+    {"lightning-rank", DX_PFX_LIGHTNING_RANK, FB_BRACKET, 0, parse_lightning_rank},
+    {"kubectl", DX_PFX_KUBECTL, FB_BRACKET, ROW_FIRST_ONLY, parse_kubectl},
     {"nccl", DX_PFX_NCCL, FB_DIGIT | FB_LOWER | FB_UPPER | FB_OTHER, 0, parse_nccl},
     {"srun", DX_PFX_SRUN, FB_DIGIT, ROW_FIRST_ONLY, parse_srun},
     {"host", DX_PFX_HOST, FB_DIGIT | FB_LOWER, ROW_FIRST_ONLY, parse_host},
@@ -992,10 +1143,13 @@ int dx_attrib_rank(const char *line, size_t n)
         i++;
     dx_attr a;
     a.rank = -1;
+    int maybe = 0;
     if (i + 5 < n && line[i] == '[' && line[i + 1] == 'r' &&
-        parse_torchrun_rank(line + i, n - i, &a))
+        (parse_torchrun_rank(line + i, n - i, &a) || parse_lightning_rank(line + i, n - i, &a)))
         return a.rank;
-    int maybe = i < n && is_digit(line[i]); /* srun's "3: " */
+    if (memmem(line, n, "[rank: ", 7)) /* Lightning's, behind another prefix */
+        maybe = 1;
+    maybe |= i < n && is_digit(line[i]); /* srun's "3: " */
     for (const char *c = memchr(line, ':', n); c && !maybe;
          c = memchr(c + 1, ':', (size_t)(line + n - c - 1)))
         maybe = c > line && (c[-1] == ']' || c[-1] == '>');

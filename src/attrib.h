@@ -43,21 +43,24 @@ typedef struct dx_attr {
 } dx_attr;
 
 enum {
-    DX_PFX_TORCHRUN_RANK = 1u << 0, /* [rank3]: */
-    DX_PFX_TORCHRUN_ROLE = 1u << 1, /* [default3]: */
-    DX_PFX_MPIRUN = 1u << 2,        /* [1,3]<stderr>: */
-    DX_PFX_SRUN = 1u << 3,          /* 3: */
-    DX_PFX_HOST = 1u << 4,          /* host1: (pdsh, deepspeed multi-node) */
-    DX_PFX_RAY = 1u << 5,           /* (RayTrainWorker pid=123, ip=...) */
-    DX_PFX_GLOG = 1u << 6,          /* E0501 12:00:01.123456 1234 file.cc:12] */
-    DX_PFX_PYLOG = 1u << 7,         /* 2024-05-01 12:00:01,123 */
-    DX_PFX_ISO = 1u << 8,           /* 2024-05-01T12:00:01Z */
-    DX_PFX_DEEPSPEED = 1u << 9,     /* [2024-05-01 12:00:01,123] [INFO] */
-    DX_PFX_NCCL = 1u << 10,         /* host:pid:tid [dev] NCCL INFO */
-    DX_PFX_TORCH_GLOG = 1u << 11,   /* [E0501 12:00:01.123456789 ProcessGroupNCCL.cpp:12] */
-    DX_PFX_TIME_BRACKET = 1u << 12, /* [2024-05-01 12:00:01] (no level after it; NCCL 2.26+) */
-    DX_PFX_CTIME = 1u << 13,        /* Tue Nov 27 13:49:06 2018 (mpirun --timestamp-output) */
-    DX_PFX_PYLOG_LEVEL = 1u << 14   /* ERROR:torch.distributed.elastic...api: (basicConfig) */
+    DX_PFX_TORCHRUN_RANK = 1u << 0,   /* [rank3]: */
+    DX_PFX_TORCHRUN_ROLE = 1u << 1,   /* [default3]: */
+    DX_PFX_MPIRUN = 1u << 2,          /* [1,3]<stderr>: */
+    DX_PFX_SRUN = 1u << 3,            /* 3: */
+    DX_PFX_HOST = 1u << 4,            /* host1: (pdsh, deepspeed multi-node) */
+    DX_PFX_RAY = 1u << 5,             /* (RayTrainWorker pid=123, ip=...) */
+    DX_PFX_GLOG = 1u << 6,            /* E0501 12:00:01.123456 1234 file.cc:12] */
+    DX_PFX_PYLOG = 1u << 7,           /* 2024-05-01 12:00:01,123 */
+    DX_PFX_ISO = 1u << 8,             /* 2024-05-01T12:00:01Z */
+    DX_PFX_DEEPSPEED = 1u << 9,       /* [2024-05-01 12:00:01,123] [INFO] */
+    DX_PFX_NCCL = 1u << 10,           /* host:pid:tid [dev] NCCL INFO */
+    DX_PFX_TORCH_GLOG = 1u << 11,     /* [E0501 12:00:01.123456789 ProcessGroupNCCL.cpp:12] */
+    DX_PFX_TIME_BRACKET = 1u << 12,   /* [2024-05-01 12:00:01] (no level after it; NCCL 2.26+) */
+    DX_PFX_CTIME = 1u << 13,          /* Tue Nov 27 13:49:06 2018 (mpirun --timestamp-output) */
+    DX_PFX_PYLOG_LEVEL = 1u << 14,    /* ERROR:torch.distributed.elastic...api: (basicConfig) */
+    DX_PFX_SYSLOG = 1u << 15,         /* May  1 12:00:01 node1 python[1234]: (syslog, journal) */
+    DX_PFX_LIGHTNING_RANK = 1u << 16, /* [rank: 3] (Lightning's rank_prefixed_message) */
+    DX_PFX_KUBECTL = 1u << 17         /* [pod/trainer-worker-0/pytorch] (kubectl logs --prefix) */
 };
 
 /* The recogniser's short name for one DX_PFX_* bit ("torchrun-rank", "glog", ...), or NULL. */

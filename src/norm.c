@@ -11,7 +11,11 @@
  *     backslashes, tabs and \uXXXX escapes are undone (ANSI colours given as \u001b[..m are
  *     dropped);
  *   - hard wraps: when several lines of a chunk stop at exactly the same width (a terminal's
- *     or a tracker's), mid-text, a line at that width is joined with the line after it;
+ *     or a tracker's), mid-text, a line at that width is joined with the line after it; so is
+ *     a line that ends in NCCL's " :" separator with the plain text that follows it (a paste
+ *     broken between a message and its continuation, "message truncated :" / "receiving ...");
+ *   - container log records: a line of Docker's json-file driver ({"log":"...","time":...})
+ *     is read as its time and the line it holds, unescaped;
  *   - Markdown quotes: a log pasted into an issue as a quote ("> " before most lines) is read
  *     without the quote marks; colours that syslog wrote out as "#033[..m" are dropped;
  *   - cluster suffixes: Ray's " [repeated 3x across cluster]" is not part of the message
@@ -63,6 +67,7 @@ size_t dx_norm_body_end(const char *line, size_t start, size_t len)
 void dx_norm_fini(dx_norm *n)
 {
     dx_buf_fini(&n->out);
+    dx_buf_fini(&n->rec);
     dx_free(n->first);
     dx_free(n->span);
     memset(n, 0, sizeof *n);
@@ -218,9 +223,54 @@ static int bar_like(const char *p, size_t len)
     return 0;
 }
 
+/* ==== container log records ================================================================ */
+
+/* The end of the JSON string that starts at p (just after its opening quote): its closing
+ * quote, or NULL. */
+static const char *json_string_end(const char *p, const char *end)
+{
+    for (; p < end; p++) {
+        if (*p == '\\')
+            p++;
+        else if (*p == '"')
+            return p;
+    }
+    return NULL;
+}
+
+/* A record of Docker's json-file log driver (what `docker logs` reads, and log collectors ship):
+ * {"log":"<the line, escaped, with its \n>","stream":"stderr","time":"<RFC 3339>"}. Rewritten
+ * into rec as "<time> <the line, still escaped>", so that the line is read as the program
+ * printed it, after a time prefix attrib.c knows. 0 when p is no such record. */
+static int docker_record(dx_buf *rec, const char *p, size_t len)
+{
+    static const char head[] = "{\"log\":\"", when[] = "\"time\":\"";
+    const char *end = p + len;
+    if (len < sizeof head || memcmp(p, head, sizeof head - 1))
+        return 0;
+    const char *v = p + sizeof head - 1, *ve = json_string_end(v, end);
+    if (!ve)
+        return 0;
+    rec->n = 0;
+    const char *t = memmem(ve, (size_t)(end - ve), when, sizeof when - 1);
+    if (t) {
+        const char *ts = t + sizeof when - 1, *te = json_string_end(ts, end);
+        if (te && (dx_buf_add(rec, ts, (size_t)(te - ts)) || dx_buf_addc(rec, ' ')))
+            return DDX_ENOMEM;
+    }
+    if (dx_buf_add(rec, v, (size_t)(ve - v)))
+        return DDX_ENOMEM;
+    return 1;
+}
+
 static int emit_segment(dx_norm *n, dx_buf *tmp, const char *p, size_t len, uint64_t first,
                         uint32_t span)
 {
+    int rec = docker_record(&n->rec, p, len);
+    if (rec < 0)
+        return rec;
+    if (rec)
+        return emit_unescaped(n, tmp, n->rec.p, n->rec.n, 1, first, span);
     int split;
     if (wants_unescape(p, len, &split))
         return emit_unescaped(n, tmp, p, len, split, first, span);
@@ -298,6 +348,27 @@ static int continues(const pline *a, const pline *b)
     dx_attr at;
     dx_attrib_line(b->p, b->len, &at);
     return !(at.body > 0 || at.has_time);
+}
+
+/* Whether line a, which ends in NCCL's " :" separator, goes on in line b: a paste or a
+ * tracker broke the message after the separator (the text never ends there, so the break is
+ * not the program's), and b is plain text that starts no record of its own. */
+static int colon_cut(const pline *a, const pline *b)
+{
+    if (a->len < 3 || a->p[a->len - 1] != ':' || a->p[a->len - 2] != ' ' || !b->len ||
+        !isalnum((unsigned char)b->p[0]))
+        return 0;
+    if (a->len >= SAME_START && b->len >= SAME_START && !memcmp(a->p, b->p, SAME_START))
+        return 0;
+    dx_attr at;
+    dx_attrib_line(b->p, b->len, &at);
+    return !(at.body > 0 || at.has_time);
+}
+
+/* Whether line i goes on in line i + 1: cut at the chunk's wrap width w, or after a separator. */
+static int joins(const pline *v, size_t i, size_t w)
+{
+    return (w && v[i].len == w && continues(&v[i], &v[i + 1])) || colon_cut(&v[i], &v[i + 1]);
 }
 
 /* The width the chunk's lines were hard-wrapped at, or 0: the longest length among lines of
@@ -418,7 +489,11 @@ int dx_norm_chunk(dx_norm *n, const char *data, size_t len, uint64_t first_line)
         return DDX_ENOMEM;
     }
     size_t w = wrap_width(v, nl);
-    if (!has_cr && !has_bs && !w && !unquote && !unesc) {
+    int cut = 0;
+    for (i = 0; i + 1 < nl && !cut; i++)
+        cut = colon_cut(&v[i], &v[i + 1]);
+    int docker = memmem(data, len, "{\"log\":\"", 8) != NULL;
+    if (!has_cr && !has_bs && !w && !unquote && !unesc && !cut && !docker) {
         dx_free(v);
         return 0;
     }
@@ -428,8 +503,7 @@ int dx_norm_chunk(dx_norm *n, const char *data, size_t len, uint64_t first_line)
     int rc = DDX_OK, changed = 0;
     for (i = 0; i < nl && !rc; i++) {
         size_t k = 1;
-        while (w && k < WRAP_JOIN && i + k < nl && v[i + k - 1].len == w &&
-               continues(&v[i + k - 1], &v[i + k]))
+        while ((w || cut) && k < WRAP_JOIN && i + k < nl && joins(v, i + k - 1, w))
             k++;
         const char *p = v[i].p;
         size_t l = v[i].len; /* a line rewritten without its colours lies outside data */
@@ -439,8 +513,13 @@ int dx_norm_chunk(dx_norm *n, const char *data, size_t len, uint64_t first_line)
         changed |= p < data || p >= data + len || (p > data && p[-1] != '\n');
         if (k > 1) {
             joined.n = 0;
-            for (size_t j = 0; j < k && !rc; j++)
-                rc = dx_buf_add(&joined, v[i + j].p, v[i + j].len);
+            for (size_t j = 0; j < k && !rc; j++) {
+                /* the blank after a separator went with the line break */
+                if (j && joined.n >= 2 && !memcmp(joined.p + joined.n - 2, " :", 2))
+                    rc = dx_buf_addc(&joined, ' ');
+                if (!rc)
+                    rc = dx_buf_add(&joined, v[i + j].p, v[i + j].len);
+            }
             p = joined.p;
             l = joined.n;
             changed = 1;

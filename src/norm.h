@@ -8,7 +8,8 @@
  *   - dx_norm_chunk: a chunk of physical lines rewritten as logical lines: segments a carriage
  *     return glued together (a progress bar and the error printed over it) split apart, a log
  *     embedded in JSON or a Python repr (escaped quotes, literal "\n") unescaped and split,
- *     lines hard-wrapped at a terminal's width joined again. Each logical line keeps the number
+ *     lines hard-wrapped at a terminal's width joined again, a container runtime's JSON record
+ *     read as the line it holds. Each logical line keeps the number
  *     of the physical line it starts on and how many it covers, so evidence still cites the
  *     original file and line.
  */
@@ -23,6 +24,7 @@ DX_HIDDEN size_t dx_norm_body_end(const char *line, size_t start, size_t len);
 
 typedef struct dx_norm {
     dx_buf out;      /* the logical lines, each ending in '\n' */
+    dx_buf rec;      /* scratch: a container log record rewritten */
     uint64_t *first; /* [nlines] physical line number each logical line starts on */
     uint32_t *span;  /* [nlines] physical lines it covers (more than 1: a joined wrap) */
     size_t nlines, cap;

@@ -58,11 +58,12 @@ $ diagnose --json tests/data/unrec/argparse-error.log
 > "original": false,
 > "culprit_rank": null,
 
-# A hang leaves no error line: a stack dump of a live process (py-spy's, no rank) is named with
-# its main thread's innermost frame ...
+# A hang leaves no error line: a stack dump of a live process (py-spy's, no rank) that no reference
+# reads (the project's own barrier; a ZeRO-1/2 reduction would be deepspeed-zero-hang) is named
+# with its main thread's innermost frame ...
 $ diagnose --json tests/data/unrec/pyspy-hang.log
 ? 1
-> "text": "the job hung: a stack dump of a live process, with no error; its innermost frame: get_grad_norm_direct (runtime/zero/stage2.py:1512)",
+> "text": "the job hung: a stack dump of a live process, with no error; its innermost frame: wait_for_peers (myproject/sync/barrier.py:88)",
 > "line": 4,
 
 # ... and so is the poster's note that the output stopped.

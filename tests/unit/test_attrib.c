@@ -509,6 +509,84 @@ static void test_iso(void **state)
     assert_int_equal(s.a.time.usec, 500000);
     assert_int_equal(s.a.level, 'I');
     assert_string_equal(s.body, "started");
+    /* a container runtime's log file (CRI format, containerd's and CRI-O's writer): time, stream,
+       F for a full line or P for a part; the message's indentation stays in the body */
+    s = attrib("2024-05-01T12:00:01.123456789Z stderr F     store = TCPStore(");
+    assert_int_equal(s.a.recognised, DX_PFX_ISO);
+    assert_time(&s.a.time, 2024, 5, 1, 12, 0, 1, 123456);
+    assert_string_equal(s.body, "    store = TCPStore(");
+    s = attrib("2024-05-01T12:00:01.123456789+00:00 stdout P [rank1]: RuntimeError: x");
+    assert_int_equal(s.a.recognised, DX_PFX_ISO | DX_PFX_TORCHRUN_RANK);
+    assert_int_equal(s.a.rank, 1);
+    assert_string_equal(s.body, "RuntimeError: x");
+    s = attrib("2024-05-01T12:00:01Z stderr X msg"); /* no such tag: the word stays */
+    assert_string_equal(s.body, "stderr X msg");
+}
+
+static void test_logger_layouts(void **state)
+{
+    (void)state;
+    /* loguru's default format, built from its source (loguru/_defaults.py LOGURU_FORMAT): the
+       level padded to eight columns, then module:function:line */
+    seen s = attrib("2024-05-01 12:00:01.123 | ERROR    | train:main:42 - CUDA out of memory");
+    assert_int_equal(s.a.recognised, DX_PFX_PYLOG);
+    assert_int_equal(s.a.level, 'E');
+    assert_time(&s.a.time, 2024, 5, 1, 12, 0, 1, 123000);
+    assert_string_equal(s.body, "CUDA out of memory");
+    s = attrib("2024-05-01 12:00:01.123 | CRITICAL | __main__:<module>:7 - boom");
+    assert_int_equal(s.a.level, 'F');
+    assert_string_equal(s.body, "boom");
+    /* fairseq's layout keeps its logger name */
+    s = attrib("2022-05-10 05:38:33 | INFO | fairseq.trainer | begin training");
+    assert_string_equal(s.body, "begin training");
+    /* Hydra's job logging ("[%(asctime)s][%(name)s][%(levelname)s] - %(message)s") */
+    s = attrib("[2024-05-01 12:00:01,123][fairseq_cli.train][ERROR] - x failed");
+    assert_int_equal(s.a.recognised, DX_PFX_TIME_BRACKET);
+    assert_int_equal(s.a.level, 'E');
+    assert_time(&s.a.time, 2024, 5, 1, 12, 0, 1, 123000);
+    assert_string_equal(s.body, "x failed");
+    /* Lightning's rank_prefixed_message, alone and behind a time */
+    s = attrib("[rank: 3] Seed set to 42");
+    assert_int_equal(s.a.recognised, DX_PFX_LIGHTNING_RANK);
+    assert_int_equal(s.a.rank, 3);
+    assert_string_equal(s.body, "Seed set to 42");
+    s = attrib("2024-05-01 12:00:01,123 [rank: 1] RuntimeError: x");
+    assert_int_equal(s.a.rank, 1);
+    assert_string_equal(s.body, "RuntimeError: x");
+    assert_int_equal(attrib("[rank: x] no").a.recognised, 0);
+    /* kubectl logs --prefix: the pod is the host; a traceback's indentation stays */
+    s = attrib("[pod/llama-worker-1/pytorch]     store = TCPStore(");
+    assert_int_equal(s.a.recognised, DX_PFX_KUBECTL);
+    assert_string_equal(s.host, "llama-worker-1");
+    assert_string_equal(s.body, "    store = TCPStore(");
+    assert_int_equal(attrib("[pod/no-container] x").a.recognised, 0);
+}
+
+static void test_syslog(void **state)
+{
+    (void)state;
+    /* rsyslog's traditional template and journalctl's short output, built from their formats:
+       month, day (blank-padded or two digits), time, host, program[pid]: */
+    seen s = attrib("May  1 12:00:01 gpu-node7 python[4242]: [rank3]: RuntimeError: boom");
+    assert_int_equal(s.a.recognised, DX_PFX_SYSLOG | DX_PFX_TORCHRUN_RANK);
+    assert_time(&s.a.time, 0, 5, 1, 12, 0, 1, 0);
+    assert_string_equal(s.host, "gpu-node7");
+    assert_int_equal(s.a.pid, 4242);
+    assert_int_equal(s.a.rank, 3);
+    assert_string_equal(s.body, "RuntimeError: boom");
+    s = attrib("Dec 07 18:03:11 node1 kernel: NVRM: Xid (PCI:0000:3b:00): 79, GPU has fallen");
+    assert_int_equal(s.a.recognised, DX_PFX_SYSLOG);
+    assert_int_equal(s.a.pid, -1);
+    assert_string_equal(s.host, "node1");
+    assert_string_equal(s.body, "NVRM: Xid (PCI:0000:3b:00): 79, GPU has fallen");
+    /* a later time with a year (the program's own logger) replaces the yearless one */
+    s = attrib("Dec 07 18:03:11 node1 train.sh[9]: 2026-12-07 18:03:11,500 - INFO - step 5");
+    assert_time(&s.a.time, 2026, 12, 7, 18, 3, 11, 500000);
+    assert_string_equal(s.body, "step 5");
+    /* not syslog: no program, a bad day, prose that starts with a month */
+    assert_int_equal(attrib("May 01 12:00:01 node1").a.recognised, 0);
+    assert_int_equal(attrib("Feb 30 12:00:01 node1 python[1]: x").a.recognised, 0);
+    assert_int_equal(attrib("May the job finish soon: 12:00:01").a.recognised, 0);
 }
 
 static void test_bracketed_times(void **state)
@@ -686,7 +764,7 @@ static void test_prefix_names(void **state)
     assert_string_equal(dx_attrib_prefix_name(DX_PFX_TORCHRUN_RANK), "torchrun-rank");
     assert_null(dx_attrib_prefix_name(0));
     assert_null(dx_attrib_prefix_name(DX_PFX_GLOG | DX_PFX_NCCL));
-    for (unsigned bit = 0; bit <= 14; bit++) /* every DX_PFX_* has a row */
+    for (unsigned bit = 0; bit <= 17; bit++) /* every DX_PFX_* has a row */
         assert_non_null(dx_attrib_prefix_name(1u << bit));
 }
 
@@ -819,6 +897,8 @@ int main(void)
         cmocka_unit_test(test_torch_glog_without_time),
         cmocka_unit_test(test_pylog),
         cmocka_unit_test(test_iso),
+        cmocka_unit_test(test_syslog),
+        cmocka_unit_test(test_logger_layouts),
         cmocka_unit_test(test_bracketed_times),
         cmocka_unit_test(test_nccl),
         cmocka_unit_test(test_no_prefix_and_edges),

@@ -107,6 +107,69 @@ static void test_hard_wrap(void **state)
     dx_norm_fini(&n);
 }
 
+static void test_separator_cut(void **state)
+{
+    (void)state;
+    dx_norm n = {0};
+    /* NCCL's warning pasted with a break after its " :" separator (as posted in an issue), then
+       NCCL's own two-line "Last error:" form, a separator before a prefixed line and one before
+       an indented line, none of which is a cut */
+    const char t[] = "node1:4021:4090 [0] transport/net_socket.cc:424 NCCL WARN NET/Socket : peer "
+                     "10.0.0.2<59210> message truncated :\n"
+                     "receiving 1048576 bytes instead of 65536\n"
+                     "Last error:\n"
+                     "Cuda failure 999 'unknown error'\n"
+                     "node1:4021:4090 [0] NCCL INFO Channel 00 :\n"
+                     "node1:4021:4090 [0] NCCL INFO Ring 00 : 0 1\n"
+                     "Options :\n"
+                     "  verbose\n";
+    assert_int_equal(dx_norm_chunk(&n, t, sizeof t - 1, 3), 1);
+    assert_int_equal(n.nlines, 7);
+    assert_string_equal(lline(&n, 0),
+                        "node1:4021:4090 [0] transport/net_socket.cc:424 NCCL WARN NET/Socket : "
+                        "peer 10.0.0.2<59210> message truncated : receiving 1048576 bytes "
+                        "instead of 65536");
+    assert_int_equal(n.first[0], 3);
+    assert_int_equal(n.span[0], 2);
+    assert_string_equal(lline(&n, 1), "Last error:");
+    assert_string_equal(lline(&n, 2), "Cuda failure 999 'unknown error'");
+    assert_int_equal(n.first[2], 6);
+    assert_string_equal(lline(&n, 3), "node1:4021:4090 [0] NCCL INFO Channel 00 :");
+    assert_string_equal(lline(&n, 5), "Options :");
+    assert_int_equal(n.first[6], 10);
+    /* a chunk whose only separator ends its last line needs nothing */
+    const char u[] = "step 1\nNET/Socket : message truncated :\n";
+    assert_int_equal(dx_norm_chunk(&n, u, sizeof u - 1, 1), 0);
+    dx_norm_fini(&n);
+}
+
+static void test_docker_records(void **state)
+{
+    (void)state;
+    dx_norm n = {0};
+    /* Docker's json-file driver, one record a line (the form of
+       /var/lib/docker/containers/ID/ID-json.log): the line, escaped, with its newline, then the
+       stream and the time; a line that is no record stays as it is */
+    const char t[] =
+        "{\"log\":\"Traceback (most recent call last):\\n\",\"stream\":\"stderr\",\"time\":"
+        "\"2024-05-01T12:00:01.123456789Z\"}\n"
+        "{\"log\":\"    store = TCPStore(result.hostname, \\\"x\\\")\\n\",\"stream\":\"stderr\","
+        "\"time\":\"2024-05-01T12:00:01.2Z\"}\n"
+        "plain line\n"
+        "{\"log\":\"\\u003e no time\\n\"}\n";
+    assert_int_equal(dx_norm_chunk(&n, t, sizeof t - 1, 1), 1);
+    assert_int_equal(n.nlines, 4);
+    assert_string_equal(lline(&n, 0), "2024-05-01T12:00:01.123456789Z Traceback (most recent call "
+                                      "last):");
+    assert_string_equal(lline(&n, 1),
+                        "2024-05-01T12:00:01.2Z     store = TCPStore(result.hostname, \"x\")");
+    assert_string_equal(lline(&n, 2), "plain line");
+    assert_string_equal(lline(&n, 3), "> no time");
+    assert_int_equal(n.first[1], 2);
+    assert_int_equal(n.first[3], 4);
+    dx_norm_fini(&n);
+}
+
 static void test_tables_are_not_wraps(void **state)
 {
     (void)state;
@@ -195,6 +258,8 @@ int main(void)
         cmocka_unit_test(test_carriage_returns),
         cmocka_unit_test(test_escaped_log),
         cmocka_unit_test(test_hard_wrap),
+        cmocka_unit_test(test_separator_cut),
+        cmocka_unit_test(test_docker_records),
         cmocka_unit_test(test_tables_are_not_wraps),
         cmocka_unit_test(test_markdown_quote),
         cmocka_unit_test(test_syslog_colours),
