@@ -85,3 +85,15 @@ $ diagnose tests/data/unrec/echo-only.log
 $ diagnose --json tests/data/unrec/healthy-nccl-warn.log
 ? 0
 > "unrecognised": null,
+
+# A message-less assert whose source line is all the traceback prints is read only in the frame
+# that raises it: the one-dtype assert of ZeRO-3's defragment names mixed parameter dtypes, the
+# same assert in PyTorch's jagged_from_list is no DeepSpeed failure (an unrecognised one).
+$ diagnose tests/firstlook/batch-4b/ds-001/log.txt
+? 1
+> deepspeed-zero3-mixed-dtype-allgather
+$ diagnose --json tests/data/unrec/jagged-assert.log
+? 1
+> "diagnoses": []
+> "exception": "AssertionError",
+< deepspeed-zero3
