@@ -263,9 +263,39 @@ static int docker_record(dx_buf *rec, const char *p, size_t len)
     return 1;
 }
 
+/* A traceback frame with a Windows path (File "C:\Users\...\batchnorm.py", line 682): its
+ * backslashes are separators, not escapes ("\nn\modules" holds no newline). The path is
+ * written into tmp with slashes, as frames print everywhere else, so that frame signals read it
+ * and the escape reading below leaves it alone. 1 when rewritten, 0 when p is no such frame. */
+static int windows_frame(dx_buf *tmp, const char *p, size_t len)
+{
+    const char *f = memmem(p, len, "File \"", 6);
+    if (!f)
+        return 0;
+    const char *q = f + 6, *end = p + len;
+    if (end - q < 3 || !isalpha((unsigned char)q[0]) || q[1] != ':' ||
+        (q[2] != '\\' && q[2] != '/'))
+        return 0;
+    const char *close = memchr(q, '"', (size_t)(end - q));
+    if (!close)
+        close = end;
+    tmp->n = 0;
+    if (dx_buf_add(tmp, p, len))
+        return DDX_ENOMEM;
+    for (size_t i = (size_t)(q - p); i < (size_t)(close - p); i++)
+        if (tmp->p[i] == '\\')
+            tmp->p[i] = '/';
+    return 1;
+}
+
 static int emit_segment(dx_norm *n, dx_buf *tmp, const char *p, size_t len, uint64_t first,
                         uint32_t span)
 {
+    int win = memchr(p, '\\', len) ? windows_frame(tmp, p, len) : 0;
+    if (win < 0)
+        return win;
+    if (win)
+        return emit(n, tmp->p, tmp->n, first, span);
     int rec = docker_record(&n->rec, p, len);
     if (rec < 0)
         return rec;

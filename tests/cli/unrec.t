@@ -97,3 +97,11 @@ $ diagnose --json tests/data/unrec/jagged-assert.log
 > "diagnoses": []
 > "exception": "AssertionError",
 < deepspeed-zero3
+
+# A Windows traceback cut inside the message of SyncBatchNorm's CPU-input check: the frame's
+# backslashes are read as path separators ("\nn\modules" is no newline) and the source line of
+# the raise still names the check.
+$ diagnose tests/firstlook/batch-4a/ddp-003/log.txt
+? 1
+> syncbn-without-process-group
+< Unrecognised failure

@@ -76,6 +76,28 @@ static void test_escaped_log(void **state)
     dx_norm_fini(&n);
 }
 
+static void test_windows_frame(void **state)
+{
+    (void)state;
+    dx_norm n = {0};
+    /* "\nn" and "\Users" in a Windows frame are separators, not a newline or an escape */
+    const char t[] =
+        "  File \"C:\\Users\\u\\envs\\lib\\torch\\nn\\modules\\batchnorm.py\", line 682, "
+        "in forward\n"
+        "    raise ValueError(\"SyncBatchN\n"
+        "path C:\\new\\dir stays\n";
+    assert_int_equal(dx_norm_chunk(&n, t, sizeof t - 1, 1), 1);
+    assert_int_equal(n.nlines, 3);
+    assert_string_equal(
+        lline(&n, 0),
+        "  File \"C:/Users/u/envs/lib/torch/nn/modules/batchnorm.py\", line 682, in forward");
+    assert_string_equal(lline(&n, 1), "    raise ValueError(\"SyncBatchN");
+    assert_string_equal(lline(&n, 2), "path C:\\new\\dir stays");
+    assert_int_equal(n.first[0], 1);
+    assert_int_equal(n.first[2], 3);
+    dx_norm_fini(&n);
+}
+
 static void test_hard_wrap(void **state)
 {
     (void)state;
@@ -257,6 +279,7 @@ int main(void)
         cmocka_unit_test(test_plain_chunk_untouched),
         cmocka_unit_test(test_carriage_returns),
         cmocka_unit_test(test_escaped_log),
+        cmocka_unit_test(test_windows_frame),
         cmocka_unit_test(test_hard_wrap),
         cmocka_unit_test(test_separator_cut),
         cmocka_unit_test(test_docker_records),
