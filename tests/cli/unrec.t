@@ -105,3 +105,9 @@ $ diagnose tests/firstlook/batch-4a/ddp-003/log.txt
 ? 1
 > syncbn-without-process-group
 < Unrecognised failure
+
+# A traceback cut after the source line of CPython's recvfds raise ("received %d items of
+# ancdata") still names the descriptor-passing failure of DataLoader workers.
+$ diagnose tests/firstlook/batch-4a/ddp-006/log.txt
+? 1
+> dataloader-too-many-open-files
