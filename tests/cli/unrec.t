@@ -111,3 +111,9 @@ $ diagnose tests/firstlook/batch-4a/ddp-003/log.txt
 $ diagnose tests/firstlook/batch-4a/ddp-006/log.txt
 ? 1
 > dataloader-too-many-open-files
+
+# NCCL's IB completion error as a network plugin built from net_ib.cc prints it (its own name
+# after "NET/IB", no blank before the colon), pasted inside a sentence.
+$ diagnose tests/firstlook/batch-4a/nccl-005/log.txt
+? 1
+> nccl-ib-error
