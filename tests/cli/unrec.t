@@ -117,3 +117,8 @@ $ diagnose tests/firstlook/batch-4a/ddp-006/log.txt
 $ diagnose tests/firstlook/batch-4a/nccl-005/log.txt
 ? 1
 > nccl-ib-error
+
+# DeepSpeed's two-configs refusal retyped in a question and cut after "deepspeed arguments".
+$ diagnose tests/firstlook/batch-4b/ds-002/log.txt
+? 1
+> deepspeed-init-failed
