@@ -22,7 +22,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         text[len++] = '\n';
     dx_norm n = {0};
     int rc = dx_norm_chunk(&n, text, len, 7);
-    if (rc == 1) {
+    if (rc == 1 && !n.nlines && n.out.n) /* text with no logical line */
+        __builtin_trap();
+    if (rc == 1 && n.nlines) { /* (no lines at all: an escaped blank, and out may be NULL) */
         const char *p = n.out.p, *end = n.out.p + n.out.n;
         uint64_t prev = 7;
         for (size_t i = 0; i < n.nlines; i++) {
