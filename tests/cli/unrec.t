@@ -122,3 +122,14 @@ $ diagnose tests/firstlook/batch-4a/nccl-005/log.txt
 $ diagnose tests/firstlook/batch-4b/ds-002/log.txt
 ? 1
 > deepspeed-init-failed
+
+# "Device index must not be negative" after a source line that takes the index from local_rank
+# is a script started without a launcher (local_rank kept at -1); from any other index it is an
+# unrecognised failure.
+$ diagnose tests/firstlook/batch-4b/launch-003/log.txt
+? 1
+> launched-without-launcher
+$ diagnose --json tests/data/unrec/negative-device-index.log
+? 1
+> "diagnoses": []
+> "exception": "RuntimeError",
