@@ -14,7 +14,16 @@
  */
 #include "failline.h"
 
-enum { FL_RAY, FL_DEEPSPEED, FL_ARGPARSE, FL_SSH, FL_NCCL_ERROR, FL_NCCL_WARN, FL_STALL };
+enum {
+    FL_RAY,
+    FL_DEEPSPEED,
+    FL_ARGPARSE,
+    FL_SSH,
+    FL_NCCL_ERROR,
+    FL_NCCL_WARN,
+    FL_STATE_DICT,
+    FL_STALL
+};
 
 static const dx_signal fl_patterns[] = {
     [FL_RAY] = {"job-failline-ray", DX_ROLE_NOISE, 0, "\\bERROR [\\w.]+\\.py:\\d+ -- \\S",
@@ -48,6 +57,15 @@ static const dx_signal fl_patterns[] = {
                       "nccl src/include/debug.h (the WARN macro: \"%s:%d:%d [%d] %s:%d NCCL WARN "
                       "...\"), every release",
                       0},
+    [FL_STATE_DICT] = {"job-failline-state-dict", DX_ROLE_NOISE, 0,
+                       "\\bsize mismatch for [\\w.]+: copying a param with shape |"
+                       "\\b(?:Missing|Unexpected) key\\(s\\) in state_dict: \"",
+                       "torch/nn/modules/module.py (load_state_dict's error list: \"size mismatch "
+                       "for {}: copying a param with shape {} from checkpoint, the shape in "
+                       "current model is {}.\", \"Missing key(s) in state_dict: ...\", "
+                       "\"Unexpected key(s) in state_dict: ...\"), torch 1.x to 2.x: the body "
+                       "of the RuntimeError, often pasted without its first line",
+                       0},
     [FL_STALL] = {"job-failline-stall", DX_ROLE_NOISE, 0,
                   "^[\\s\\[(<>#*_-]*(?:\\[\\w+\\]:? )?(?:no (?:further|more) output\\b|nothing "
                   "(?:more|else) (?:is )?(?:printed|logged)\\b|(?:then )?(?:the )?`?[\\w.()]+`? "
