@@ -357,31 +357,33 @@ static void put_time(dx_attr *a, const dx_time *t)
 /* The recognisers                                                                          */
 /* ===================================================================================== */
 
+/* A rank in brackets at the line's start: OPEN, 1-7 digits, CLOSE; the length taken (with the
+ * one blank after it when blank is set), 0 when the line does not start so. */
+static size_t bracket_rank(const char *s, size_t n, dx_attr *a, const char *open, const char *close,
+                           int blank)
+{
+    long r;
+    size_t o = strlen(open), c = strlen(close);
+    if (!has_at(s, n, 0, open))
+        return 0;
+    size_t k = some_digits(s, n, o, 7, &r);
+    if (!k || !has_at(s, n, o + k, close))
+        return 0;
+    put_rank(a, r);
+    return blank ? one_blank(s, n, o + k + c) : o + k + c;
+}
+
 /* torchrun --tee / log_line_prefix_template, global rank: "[rank3]:" (corpus ddp-012). */
 static size_t parse_torchrun_rank(const char *s, size_t n, dx_attr *a)
 {
-    long r;
-    if (!has_at(s, n, 0, "[rank"))
-        return 0;
-    size_t k = some_digits(s, n, 5, 7, &r);
-    if (!k || !has_at(s, n, 5 + k, "]:"))
-        return 0;
-    put_rank(a, r);
-    return one_blank(s, n, 5 + k + 2);
+    return bracket_rank(s, n, a, "[rank", "]:", 1);
 }
 
 /* Lightning's rank_prefixed_message: "[rank: 3] " (lightning/fabric/utilities/rank_zero.py), the
  * global rank, before the message of its rank-aware logging. */
 static size_t parse_lightning_rank(const char *s, size_t n, dx_attr *a)
 {
-    long r;
-    if (!has_at(s, n, 0, "[rank: "))
-        return 0;
-    size_t k = some_digits(s, n, 7, 7, &r);
-    if (!k || !has_at(s, n, 7 + k, "] "))
-        return 0;
-    put_rank(a, r);
-    return 7 + k + 2;
+    return bracket_rank(s, n, a, "[rank: ", "] ", 0);
 }
 
 /* kubectl logs --prefix: "[pod/trainer-worker-0/pytorch] " (the pod, then the container); the
