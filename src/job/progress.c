@@ -85,6 +85,8 @@ typedef struct pr_state {
        "" none, and whether that bar's loop ended (n = total, or the bar blanked) */
     char bar0[48];
     int bar0_closed;
+    long long bar0_n, bar0_m; /* that bar's numbers */
+    int bar0_moved; /* the same bar went on after a timeout was printed (it was not waiting) */
     /* the latest time a progress line carried (any rank), and the time limit's, when seen */
     int has_prog_t, has_limit_t;
     dx_time prog_t, limit_t;
@@ -145,10 +147,11 @@ int dx_progress_gap(const dx_job_model *jm, double *seconds, int *time_limit, dx
     return gap >= (int64_t)DX_PROGRESS_GAP_S * 1000000;
 }
 
-const char *dx_progress_bar0(const dx_job_model *jm, int *closed)
+const char *dx_progress_bar0(const dx_job_model *jm, int *closed, int *moved)
 {
     const pr_state *st = dx_job_state(jm, &dx_reading_progress);
     *closed = st->bar0_closed;
+    *moved = st->bar0_moved;
     return st->bar0;
 }
 
@@ -199,11 +202,16 @@ static int pr_hit(dx_job_model *jm, void *stp, size_t row, const dx_hit *h)
         x->m = m;
         x->has = 1;
     }
-    /* an unprefixed bar before any timeout: trainers draw bars on rank 0 */
+    /* an unprefixed bar before any timeout: trainers draw bars on rank 0; after a timeout, the
+     * same bar (same total) further on: its rank kept working while the others waited */
     if (h->rank < 0 && !dx_watchdog_lines(jm) && valid) {
         snprintf(st->bar0, sizeof st->bar0, "%lld/%lld", n, m);
         st->bar0_closed = n == m;
-    }
+        st->bar0_n = n;
+        st->bar0_m = m;
+        st->bar0_moved = 0;
+    } else if (h->rank < 0 && valid && st->bar0[0] && m == st->bar0_m && n > st->bar0_n)
+        st->bar0_moved = 1;
     if (n > 0 && n == m && !st->done_what[0])
         snprintf(st->done_what, sizeof st->done_what, "a progress bar at %lld/%lld", n, m);
     return DDX_OK;
@@ -703,7 +711,9 @@ static const dx_reading_fact br_facts[] = {
      "the rank busy with long work of its own when a collective timed out: its 'saving "
      "checkpoint'/'running evaluation' line is timed when the collective started (timeout line "
      "time minus 'ran for'), or its progress bar stops where the collective error is printed (no "
-     "rank prefix: rank 0)"},
+     "rank prefix: rank 0); or rank 0, reporting no timeout, while others timed out after its "
+     "closed bar, with its bar going on after their timeout, after its evaluation line as the "
+     "last phase, or in the job's first or second collective with rank 0 the stuck rank"},
 };
 
 enum { BR_BAR_CUT, BR_WATCHDOG_RAN, BR_LONG_WORK };
@@ -822,30 +832,93 @@ static void br_timed(dx_job_model *jm, br_state *st)
     }
 }
 
-/* Rank 0 alone in work of its own: its (unprefixed) progress bar is the last output before other
- * ranks time out in a collective, that loop had ended (the bar reached its total or was blanked
- * on close), and rank 0 itself reports no timeout and no error; so it went on to something else
- * rather than wait with them (rank-0-only evaluation, saving). A bar cut mid-loop is not enough:
- * every rank stalls in the same step then, rank 0 included. */
-static void br_bar0(dx_job_model *jm, br_state *st)
+/* How many ranks other than 0 timed out in a collective while rank 0 reported no timeout and no
+ * error (0 when rank 0 did, or none did). */
+static size_t br_others_waited(dx_job_model *jm)
 {
-    int closed;
-    const char *bar = dx_progress_bar0(jm, &closed);
-    if (st->rank >= 0 || !bar[0] || !closed)
-        return;
     const dx_rank *z = dx_job_rank_get(jm, 0);
+    if (z && (dx_watchdog_timed_out(jm, 0) || z->first_error || dx_exception_first(jm, z, NULL)))
+        return 0;
     size_t others = 0;
     for (size_t r = 1; r < jm->nby; r++)
         others += jm->by_rank[r] && dx_watchdog_timed_out(jm, (int)r);
-    if (!others ||
-        (z && (dx_watchdog_timed_out(jm, 0) || z->first_error || dx_exception_first(jm, z, NULL))))
+    return others;
+}
+
+/* Rank 0 alone in work of its own: its (unprefixed) progress bar is the last output before other
+ * ranks time out in a collective, that loop had ended (the bar reached its total or was blanked
+ * on close) or went on after their timeout was printed, and rank 0 itself reports no timeout and
+ * no error; so it went on to something else rather than wait with them (rank-0-only evaluation,
+ * saving). A bar cut mid-loop is not enough: every rank stalls in the same step then, rank 0
+ * included. */
+static void br_bar0(dx_job_model *jm, br_state *st)
+{
+    int closed, moved;
+    const char *bar = dx_progress_bar0(jm, &closed, &moved);
+    if (st->rank >= 0 || !bar[0] || !(closed || moved))
+        return;
+    size_t others = br_others_waited(jm);
+    if (!others)
         return;
     st->rank = 0;
     snprintf(st->why, sizeof st->why,
-             "an unprefixed progress bar (trainers draw bars on rank 0) ran to %s and closed just "
-             "before %zu other rank%s timed out in a collective, and rank 0 reported no timeout: "
-             "it was busy alone while they waited",
-             bar, others, others == 1 ? "" : "s");
+             "an unprefixed progress bar (trainers draw bars on rank 0) %s %s %s %zu other rank%s "
+             "timed out in a collective, and rank 0 reported no timeout: it was busy alone while "
+             "they waited",
+             closed ? "ran to" : "was at", bar,
+             closed ? "and closed just before" : "and went on after", others,
+             others == 1 ? "" : "s");
+}
+
+/* Rank 0 announced an evaluation as the last phase before the other ranks timed out in a
+ * collective, and reported no timeout itself: the others waited for that work (a COCO or other
+ * metric computed on rank 0). A checkpoint phase is not read here: saving gathers the state on
+ * every rank first, which the checkpoint references weigh. */
+static void br_phase0(dx_job_model *jm, br_state *st)
+{
+    int prank;
+    char where[320];
+    const char *phase = dx_phase_before_timeout(jm, &prank, where, sizeof where);
+    if (st->rank >= 0 || !phase || prank > 0 || strcmp(phase, "evaluation"))
+        return;
+    size_t others = br_others_waited(jm);
+    if (!others)
+        return;
+    st->rank = 0;
+    snprintf(st->why, sizeof st->why,
+             "the last phase before %zu other rank%s timed out in a collective was rank 0's %s "
+             "(%.90s), and rank 0 reported no timeout: the others waited for it",
+             others, others == 1 ? "" : "s", phase, where);
+}
+
+/* The one rank the others wait for is rank 0 and they wait in their first or second collective
+ * (SeqNum 1 or 2: the set-up barrier or first broadcast): nothing had run yet, so rank 0 was
+ * still in start-up work of its own (preprocessing, loading, downloading) rather than stuck in
+ * shared work. */
+static void br_first_collective(dx_job_model *jm, br_state *st)
+{
+    size_t timed;
+    const char *why;
+    if (st->rank >= 0 || dx_stuck_rank(jm, &timed, &why) != 0 || !br_others_waited(jm))
+        return;
+    long long top = -1;
+    for (size_t r = 1; r < jm->nby; r++) {
+        const dx_rank *x = jm->by_rank[r];
+        const dx_timeout *t = x ? dx_watchdog_of(jm, x) : NULL;
+        if (!t || !t->timed_out)
+            continue;
+        if (t->seq < 1)
+            return; /* a sequence number unknown: no telling which collective */
+        top = t->seq > top ? t->seq : top;
+    }
+    if (top < 1 || top > 2)
+        return;
+    st->rank = 0;
+    snprintf(st->why, sizeof st->why,
+             "the other ranks timed out in collective %lld of the job, before anything had run, "
+             "waiting for rank 0, which printed no timeout: it was still in start-up work of its "
+             "own",
+             top);
 }
 
 static int br_finish(dx_job_model *jm, void *stp)
@@ -853,6 +926,8 @@ static int br_finish(dx_job_model *jm, void *stp)
     br_state *st = stp;
     br_timed(jm, st);
     br_bar0(jm, st);
+    br_phase0(jm, st);
+    br_first_collective(jm, st);
     /* a rank whose progress bar the collective error cut off was busy while others waited */
     if (st->rank < 0 || dx_watchdog_timed_out(jm, st->rank))
         return DDX_OK;
@@ -879,7 +954,9 @@ static int br_publish(dx_job_model *jm, void *stp, dx_facts *f)
 const dx_reading dx_reading_busy_rank = {
     .name = "busy-rank",
     .doc = "the rank busy with long work of its own (saving, evaluation) when a collective timed "
-           "out, from the timed-out collective's start or a progress bar it cut off",
+           "out, from the timed-out collective's start, a progress bar it cut off or that went "
+           "on after it, rank 0's evaluation as the last phase before it, or rank 0 missing from "
+           "the job's first collective",
     .facts = br_facts,
     .nfacts = DX_ARRAY_LEN(br_facts),
     .patterns = br_patterns,
@@ -898,7 +975,8 @@ static const dx_reading_fact ph_facts[] = {
      "the phase of the last phase line read (of the input read last): `launch` (torchelastic's "
      "rendezvous, a Ray trainer waiting for its placement group), `init` (NCCL's Init COMPLETE, "
      "Lightning's set-up lines), `training` (a step in the metrics), `evaluation` (Lightning's "
-     "validation bar, the Trainer's evaluation banner), `generation` (a generation bar), "
+     "validation bar, the Trainer's evaluation banner, mmdet's, detectron2's and pycocotools' "
+     "'Evaluating ...' lines), `generation` (a generation bar), "
      "`checkpoint` (a trainer saving), `done` (a trainer's end-of-training message)"},
 };
 
@@ -924,9 +1002,15 @@ static const dx_signal ph_patterns[] = {
                  "registration banner)",
                  0},
     [PH_EVALUATION] = {"job-phase-evaluation", DX_ROLE_NOISE, 0,
-                       "(?:\\bValidation DataLoader \\d+:|\\*{5} Running Evaluation \\*{5})",
+                       "(?:\\bValidation DataLoader \\d+:|\\*{5} Running Evaluation \\*{5}|"
+                       "\\bEvaluating [\\w*-]+(?: [\\w*-]+){0,5}\\.\\.\\. *$|"
+                       "^Running per image evaluation\\.\\.\\.)",
                        "lightning src/lightning/pytorch/loops (the validation bar's description "
-                       "'Validation DataLoader 0'); transformers trainer.py evaluation_loop",
+                       "'Validation DataLoader 0'); transformers trainer.py evaluation_loop; "
+                       "mmdet evaluation/metrics/coco_metric.py (3.x) and datasets/coco.py (2.x) "
+                       "'Evaluating {metric}...'; detectron2 evaluation/coco_evaluation.py "
+                       "'Evaluating predictions with {} COCO API...'; pycocotools cocoeval.py "
+                       "(evaluate: 'Running per image evaluation...')",
                        0},
     [PH_GENERATION] = {"job-phase-generation", DX_ROLE_NOISE, 0,
                        "\\bGenerat(?:ing|e|ion)\\b[^|\\n]{0,40}: +\\d+%\\|",
@@ -955,12 +1039,26 @@ typedef struct ph_state {
     uint64_t seq;
     uint64_t line;  /* the last phase line: its number and file (said at publish, since every */
     char path[300]; /* step line of a trainer's log moves it) */
+    /* the last phase read before the first watchdog timeout line: which, its rank, where */
+    const char *pre;
+    int pre_rank;
+    uint64_t pre_seq, pre_line;
+    char pre_path[300];
 } ph_state;
 
 const dx_reading dx_reading_phases;
 
-static void ph_set(ph_state *st, const char *phase, uint64_t seq, const char *path, uint64_t line)
+static void ph_set(dx_job_model *jm, ph_state *st, const char *phase, int rank, uint64_t seq,
+                   const char *path, uint64_t line)
 {
+    if (!dx_watchdog_lines(jm) && !(st->pre && seq < st->pre_seq)) {
+        st->pre = phase;
+        st->pre_rank = rank;
+        st->pre_seq = seq;
+        st->pre_line = line;
+        if (strncmp(st->pre_path, path, sizeof st->pre_path))
+            snprintf(st->pre_path, sizeof st->pre_path, "%s", path);
+    }
     if (st->phase && seq < st->seq)
         return;
     st->phase = phase;
@@ -972,14 +1070,24 @@ static void ph_set(ph_state *st, const char *phase, uint64_t seq, const char *pa
 
 void dx_phases_note_step(dx_job_model *jm, const dx_line *l)
 {
-    ph_set(dx_job_state(jm, &dx_reading_phases), "training", l->seq, l->path, l->lineno);
+    ph_set(jm, dx_job_state(jm, &dx_reading_phases), "training", l->rank, l->seq, l->path,
+           l->lineno);
 }
 
 static int ph_hit(dx_job_model *jm, void *stp, size_t row, const dx_hit *h)
 {
-    (void)jm;
-    ph_set(stp, ph_names[row], h->seq, h->path, h->line);
+    ph_set(jm, stp, ph_names[row], h->rank, h->seq, h->path, h->line);
     return DDX_OK;
+}
+
+const char *dx_phase_before_timeout(const dx_job_model *jm, int *rank, char *where, size_t cap)
+{
+    const ph_state *st = dx_job_state(jm, &dx_reading_phases);
+    if (!st->pre || !dx_watchdog_lines(jm))
+        return NULL;
+    *rank = st->pre_rank;
+    snprintf(where, cap, "%s:%llu", st->pre_path, (unsigned long long)st->pre_line);
+    return st->pre;
 }
 
 static int ph_publish(dx_job_model *jm, void *stp, dx_facts *f)

@@ -13,9 +13,15 @@ DX_HIDDEN void dx_progress_note(dx_job_model *jm, int rank, long long n, long lo
 DX_HIDDEN int dx_rank_finished(const dx_job_model *jm, const dx_rank *x);
 /* What showed a loop's end ("a progress bar at 9/9"), "" none yet. */
 DX_HIDDEN const char *dx_progress_done_what(const dx_job_model *jm);
-/* The last unprefixed progress bar read before the first watchdog timeout ("" none), and whether
- * its loop ended (*closed). */
-DX_HIDDEN const char *dx_progress_bar0(const dx_job_model *jm, int *closed);
+/* The last unprefixed progress bar read before the first watchdog timeout ("" none), whether
+ * its loop ended (*closed), and whether the same bar went on after a timeout line (*moved). */
+DX_HIDDEN const char *dx_progress_bar0(const dx_job_model *jm, int *closed, int *moved);
+
+/* The last phase read before the first watchdog timeout line ("evaluation", "checkpoint", ...;
+ * NULL when no timeout, or no phase before it), with that phase line's rank (-1 unprefixed) and
+ * where it is ("path:line", in where). */
+DX_HIDDEN const char *dx_phase_before_timeout(const dx_job_model *jm, int *rank, char *where,
+                                              size_t cap);
 
 /* The line l gave a step (the metrics reading): training is the latest phase when l is the
  * latest phase line. */
