@@ -49,11 +49,13 @@ static const dx_signal wd_patterns[] = {
                   "ion timeout: Work\\w*\\((?:SeqNum=(?<seq>\\d+), )?OpType=(?<op>\\w+)"
                   "(?:, NumelIn=(?<numel>\\d+))?",
                   "torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp", 0},
-    /* the watchdog message wrapped after its first words (a terminal or a reporter's paste):
-     * the work description follows on the next line */
+    /* the watchdog message wrapped after its first words (a terminal or a reporter's paste),
+     * the work description on the next line, or cut there by a retrieval or a paste that ends
+     * mid-line: "[Rank 1] Watchdog", "[Rank 1] Watchdog caught collective operation timeout:"
+     * (no other message of ProcessGroupNCCL starts "[Rank N] Watchdog") */
     [WD_WRAPPED] = {"job-watchdog-wrapped", DX_ROLE_NOISE, 0,
-                    "\\[Rank (?<rank>\\d+)\\] Watchdog caught collective operation "
-                    "timeout:[ \\t\\r]*$",
+                    "\\[Rank (?<rank>\\d+)\\] Watchdog(?: caught(?: collective(?: operation"
+                    "(?: timeout:?)?)?)?)?[ \\t\\r]*$",
                     "torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp", 0},
 };
 
@@ -167,7 +169,11 @@ static void more_watchdogs(dx_job_model *jm, wd_state *st, const char *text, siz
  * the global rank. */
 static int wd_timeout(dx_job_model *jm, wd_state *st, size_t row, const dx_hit *h)
 {
-    long long r = h->rank >= 0 ? h->rank : dx_hit_ll(h, "rank", -1);
+    /* a wrapped or cut line's own "[Rank N]" names its rank: such a line often ends a console
+     * line that began with another rank's output (a progress bar glued to it, its prefix the
+     * line's), and its message carries no work a subgroup's rank could be confused with */
+    long long own = dx_hit_ll(h, "rank", -1);
+    long long r = row == WD_WRAPPED && own >= 0 ? own : h->rank >= 0 ? h->rank : own;
     int rank = (int)(r >= 0 && r < DX_JOB_MAX_RANK ? r : -1);
     dx_timeout *t = dx_job_rstate(jm, &dx_reading_watchdog, rank, 1);
     if (!t)
