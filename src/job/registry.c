@@ -45,6 +45,7 @@
     X(nccl_ras)                                                                                    \
     X(fr_analyzer)                                                                                 \
     X(view_shape)                                                                                  \
+    X(param_shard)                                                                                 \
     X(hosts)                                                                                       \
     X(tracebacks)                                                                                  \
     X(steps)

@@ -5,8 +5,15 @@
  *                1/k shard viewed with the full size
  *   shard-sizes  two flat sizes of one parameter where one is k times the other up to FSDP's
  *                padding: shards written by one world size and read by another
+ *   param-shard  load_state_dict's size mismatches that are all partitions of one tensor (one
+ *                dimension k times the other's, or the same elements split another way): a
+ *                checkpoint saved with another tensor- or model-parallel size
  */
 #include "job.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
 
 /* ==== view-shape ============================================================================ */
 
@@ -183,4 +190,128 @@ const dx_reading dx_reading_shard_sizes = {
     .state_size = sizeof(ss_state),
     .on_hit = ss_hit,
     .publish = ss_publish,
+};
+
+/* ==== param-shard =========================================================================== */
+
+static const dx_reading_fact ps_facts[] = {
+    {"job.param_shard", "int",
+     "k, when load_state_dict's size mismatches ('size mismatch for NAME: copying a param with "
+     "shape torch.Size([..]) from checkpoint, the shape in current model is torch.Size([..])') "
+     "are all partitions of one tensor: the same number of dimensions, and either exactly one "
+     "dimension differs, one k (2 to 64) times the other, or the same elements are split another "
+     "way (k is then the larger ratio of one dimension); a mismatch of any other kind (two "
+     "dimensions grown, a size that is no multiple, an empty placeholder) sets nothing: a model "
+     "of another size, not another partition"},
+};
+
+/* torch's load_state_dict size check (one line per parameter) */
+static const dx_signal ps_patterns[] = {
+    {"job-param-size-mismatch", DX_ROLE_NOISE, 0,
+     "size mismatch for (?<name>[^\\s:]+): copying a param with shape "
+     "torch\\.Size\\(\\[(?<ck>[0-9, ]*)\\]\\) from checkpoint, the shape in current model "
+     "is torch\\.Size\\(\\[(?<cur>[0-9, ]*)\\]\\)",
+     "torch/nn/modules/module.py (Module._load_from_state_dict: 'size mismatch for {}: copying "
+     "a param with shape {} from checkpoint, the shape in current model is {}.')",
+     0},
+};
+
+typedef struct ps_state {
+    int k;     /* the first partition's factor, 0 none */
+    int other; /* a mismatch that is no partition was read */
+    char why[240];
+} ps_state;
+
+/* The dimensions of "a, b, c" into d (at most 8); their number, -1 when not a shape. */
+static int ps_dims(const dx_hit *h, const char *cap, long long *d)
+{
+    dx_str s;
+    char buf[96];
+    if (!dx_hit_str(h, cap, &s) || s.n >= sizeof buf)
+        return -1;
+    memcpy(buf, s.p, s.n);
+    buf[s.n] = 0;
+    int n = 0;
+    for (char *p = buf, *e; *p; p = e) {
+        while (*p == ',' || *p == ' ')
+            p++;
+        if (!*p)
+            break;
+        long long v = strtoll(p, &e, 10);
+        if (e == p || n == 8 || v <= 0 || v > (INT64_C(1) << 40))
+            return -1; /* an empty dimension (ZeRO-3's placeholder) is no partition */
+        d[n++] = v;
+    }
+    return n;
+}
+
+/* k when the shapes a and b (n dimensions each) are two partitions of one tensor, 0 when not. */
+static long long ps_partition(const long long *a, const long long *b, int n)
+{
+    int differ = 0;
+    long long k = 0, na = 1, nb = 1;
+    for (int i = 0; i < n; i++) {
+        na *= a[i];
+        nb *= b[i];
+        if (a[i] == b[i])
+            continue;
+        long long big = a[i] > b[i] ? a[i] : b[i], small = a[i] > b[i] ? b[i] : a[i];
+        if (big % small)
+            return 0;
+        differ++;
+        k = big / small > k ? big / small : k;
+    }
+    if (k < 2 || k > 64)
+        return 0;
+    return differ == 1 || (differ >= 2 && na == nb) ? k : 0;
+}
+
+static int ps_hit(dx_job_model *jm, void *stp, size_t row, const dx_hit *h)
+{
+    (void)jm;
+    (void)row;
+    ps_state *st = stp;
+    long long a[8], b[8];
+    int na = ps_dims(h, "ck", a), nb = ps_dims(h, "cur", b);
+    long long k = na > 0 && na == nb ? ps_partition(a, b, na) : 0;
+    if (!k) {
+        st->other = 1;
+        return DDX_OK;
+    }
+    if (st->k)
+        return DDX_OK;
+    st->k = (int)k;
+    dx_str name, ck, cur;
+    dx_hit_str(h, "name", &name);
+    dx_hit_str(h, "ck", &ck);
+    dx_hit_str(h, "cur", &cur);
+    snprintf(st->why, sizeof st->why,
+             "%.*s is [%.*s] in the checkpoint and [%.*s] in the model: the same tensor cut %lld "
+             "ways differently",
+             (int)(name.n < 80 ? name.n : 80), name.p, (int)(ck.n < 40 ? ck.n : 40), ck.p,
+             (int)(cur.n < 40 ? cur.n : 40), cur.p, k);
+    return DDX_OK;
+}
+
+static int ps_publish(dx_job_model *jm, void *stp, dx_facts *f)
+{
+    (void)jm;
+    const ps_state *st = stp;
+    if (!st->k || st->other)
+        return DDX_OK;
+    return dx_job_fact(f, "job.param_shard", st->why, "%d", st->k);
+}
+
+const dx_reading dx_reading_param_shard = {
+    .name = "param-shard",
+    .doc = "load_state_dict's size mismatches that are all partitions of one tensor (one "
+           "dimension k times the other's, or the same elements split another way): a checkpoint "
+           "saved with another tensor- or model-parallel size",
+    .facts = ps_facts,
+    .nfacts = DX_ARRAY_LEN(ps_facts),
+    .patterns = ps_patterns,
+    .npatterns = DX_ARRAY_LEN(ps_patterns),
+    .state_size = sizeof(ps_state),
+    .on_hit = ps_hit,
+    .publish = ps_publish,
 };
