@@ -25,6 +25,7 @@
 #include <sys/stat.h>
 
 #include "jobview.h"
+#include "job/collectives.h"
 #include "job/culprit.h"
 #include "job/launchers.h"
 #include "job/ras.h"
@@ -2029,6 +2030,24 @@ static int vote_exception(ddx_report *rep, const dx_finding *top)
                                  exc, text);
 }
 
+/* The top finding rests on no ranked line (a fact of the job's state shows the failure) and a
+ * traceback cut before its exception line is the job's last word: the rank that printed that
+ * traceback is the one that failed (its innermost frame raised). */
+static int vote_cut_frame(ddx_report *rep, const dx_finding *top)
+{
+    if (!top || top->first_ranked || top->ref->culprit_other)
+        return DDX_OK;
+    uint64_t seq;
+    int rank;
+    const char *frame = dx_traceback_last_frame(&rep->job, &seq, &rank);
+    if (!frame[0] || rank < 0 || seq <= dx_exception_last_seq(&rep->job))
+        return DDX_OK;
+    return dx_job_vote(&rep->job, "cut-frame", rank, 1,
+                       "rank %d's traceback, cut before its exception, ends in the failing call "
+                       "(%s)",
+                       rank, top->ref->id);
+}
+
 /* The flight recorder's culprits, in one vote: the ranks its comparison holds responsible (the
  * rank of its first reason first), with the reasons of the first two. */
 static int vote_flight_recorder(ddx_report *rep)
@@ -2067,6 +2086,8 @@ static int scorer_votes(ddx_report *rep, const dx_finding *top)
         rc = vote_blamed(rep, top);
     if (!rc)
         rc = vote_exception(rep, top);
+    if (!rc)
+        rc = vote_cut_frame(rep, top);
     if (!rc && top && top->ref->culprit_other == 2)
         rc = dx_job_vote(&rep->job, "rank-zero", 0, 1,
                          "%s: rank 0 does work alone while the others wait for it", top->ref->id);

@@ -498,6 +498,10 @@ static const dx_reading_fact tb_facts[] = {
     {"job.eval_collective_rank", "int",
      "that lone rank's collective was called from an evaluation function (eval, valid, test, "
      "metric, predict)"},
+    {"job.cut_frame", "string",
+     "the innermost frame of a traceback cut before its exception line (no exception line "
+     "follows it anywhere: a poster's or a retrieval's excerpt), as printed ('File \"...\", line "
+     "N, in fn'): the function that raised, when the message itself is missing"},
 };
 
 /* a Python traceback frame: '  File "x.py", line 12, in fn' */
@@ -711,8 +715,13 @@ static int tb_finish(dx_job_model *jm, void *stp)
 
 static int tb_publish(dx_job_model *jm, void *stp, dx_facts *f)
 {
-    (void)jm;
     const tb_state *st = stp;
+    if (st->last_frame[0] && st->last_frame_seq > dx_exception_last_seq(jm)) {
+        int rc = dx_job_fact(f, "job.cut_frame", "the last frame read, after every exception line",
+                             "%s", st->last_frame);
+        if (rc)
+            return rc;
+    }
     if (st->rank < 0)
         return DDX_OK;
     int rc = dx_job_fact(f, "job.collective_mismatch", "the ranks' tracebacks", "%s", st->why);
@@ -724,7 +733,8 @@ static int tb_publish(dx_job_model *jm, void *stp, dx_facts *f)
 const dx_reading dx_reading_tracebacks = {
     .name = "tracebacks",
     .doc = "the collective of torch.distributed each rank's traceback waits in, and the rank "
-           "alone in another; votes for it",
+           "alone in another (votes for it); the innermost frame of a traceback cut before its "
+           "exception",
     .facts = tb_facts,
     .nfacts = DX_ARRAY_LEN(tb_facts),
     .patterns = tb_patterns,

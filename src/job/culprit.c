@@ -40,6 +40,8 @@ static const policy policies[] = {
     {"barrier", 28, 1, 0, "rank 0's monitored barrier reports it did not arrive"},
     {"blamed", 30, 1, 0, "the log names this rank"},
     {"root", 40, 1, 0, "the first root failure is on this rank"},
+    /* the top finding rests on a fact, and a traceback cut before its message ends the log */
+    {"cut-frame", 41, 1, 0, "its traceback, cut before the message, ends in the failing call"},
     {"oom-device", 42, 1, 0, "its GPU ran out of memory (the error names the device; one node)"},
     {"watchdog", 90, 1, 0, "the collective timeouts point at this rank"},
     {"left", 105, 1, 0, "it left the job without an error while the others lost their peer"},
