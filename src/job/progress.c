@@ -725,7 +725,7 @@ static const dx_signal br_patterns[] = {
      * such loop: it made no progress in the whole timeout, so that rank was stuck as well. */
     [BR_BAR_CUT] = {"job-bar-cut", DX_ROLE_NOISE, 0,
                     "\\b\\d{1,2}%\\|(?:[^|\\[]*\\| *[1-9]\\d*/\\d+ \\[[^\\]]*\\]|[^|\\[]*)"
-                    "(?:\\[E |\\[rank\\d+\\]:\\[E|\\[E\\d{4} )",
+                    "(?:\\[E |\\[rank(?<er>\\d+)\\]:\\[E|\\[E\\d{4} )",
                     "tqdm progress bars; torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp log "
                     "prefix",
                     0},
@@ -760,20 +760,40 @@ typedef struct br_state {
     /* the rank whose progress bar a collective error cut off (rank 0 when the bar carries no
        rank: trainers draw bars on rank 0), or that worked alone; -1 none */
     int rank;
+    /* the rank of the error that cut an unprefixed bar ("[rank1]:[E..."), -1 none */
+    int bar_err_rank;
     char why[300];
 } br_state;
 
 const dx_reading dx_reading_busy_rank;
 
-static void br_init(void *st) { ((br_state *)st)->rank = -1; }
+static void br_init(void *st)
+{
+    ((br_state *)st)->rank = -1;
+    ((br_state *)st)->bar_err_rank = -1;
+}
+
+/* An unprefixed bar cut by rank r's error in a log that holds lines of rank r alone (one rank's
+ * file, or one node's console with one rank): the bar is rank r's own, not rank 0's. */
+static int br_bar_is_own(const dx_job_model *jm, int r)
+{
+    if (r < 0)
+        return 0;
+    for (size_t k = 0; k < jm->nby; k++)
+        if (jm->by_rank[k] && jm->by_rank[k]->lines && (int)k != r)
+            return 0;
+    return 1;
+}
 
 static int br_hit(dx_job_model *jm, void *stp, size_t row, const dx_hit *h)
 {
     (void)jm;
     br_state *st = stp;
     if (row == BR_BAR_CUT) {
-        if (st->rank < 0)
+        if (st->rank < 0) {
             st->rank = h->rank >= 0 ? h->rank : 0;
+            st->bar_err_rank = h->rank >= 0 ? -1 : (int)dx_hit_ll(h, "er", -1);
+        }
     } else if (row == BR_WATCHDOG_RAN) {
         if (h->has_time && st->nwait < (int)DX_ARRAY_LEN(st->wait)) {
             st->wait[st->nwait].t = h->time;
@@ -924,6 +944,8 @@ static void br_first_collective(dx_job_model *jm, br_state *st)
 static int br_finish(dx_job_model *jm, void *stp)
 {
     br_state *st = stp;
+    if (st->rank == 0 && !st->why[0] && br_bar_is_own(jm, st->bar_err_rank))
+        st->rank = -1;
     br_timed(jm, st);
     br_bar0(jm, st);
     br_phase0(jm, st);
