@@ -423,6 +423,13 @@ class PyScanner(ast.NodeVisitor):
             if len(args) > 1 and "%" in t:
                 t = apply_printf(t, [ast.unparse(a) for a in args[1:]])
             self.add(LOG_LEVELS[attr], t)
+        elif attr in ("log_single_rank", "log_on_each_pipeline_stage") and len(args) >= 3 and \
+                isinstance(args[1], ast.Attribute) and args[1].attr.lower() in LOG_LEVELS:
+            # Megatron's helpers: log_single_rank(logger, logging.ERROR, "...", *args)
+            t = self.template(args[2])
+            if len(args) > 3 and "%" in t:
+                t = apply_printf(t, [ast.unparse(a) for a in args[3:]])
+            self.add(LOG_LEVELS[args[1].attr.lower()], t)
         elif attr.endswith("_log_and_throw") and len(args) >= 2:
             name = ast.unparse(args[0]).split(".")[-1]
             self.add("raise", esc_text(name) + ": " + self.template(args[1]), self.src_line(node))
@@ -1110,7 +1117,7 @@ DOC_HOWTO = """
    a tag (`GITDIR@TAG`), then
    `python3 tools/source_strings.py extract <framework> --release 2.6.0=DIR --release ...`.
    Python files are read with `ast` (`raise`, `assert ..., msg`, `warnings.warn`, `logger.*`,
-   `torch._check`, `_log_and_throw`, with f-strings, `%`, `.format` and local message variables
+   `torch._check`, `_log_and_throw`, Megatron's `log_single_rank`, with f-strings, `%`, `.format` and local message variables
    turned into templates); C and C++ files with a small scanner (`TORCH_CHECK*`,
    `TORCH_INTERNAL_ASSERT`, `C10_THROW_ERROR`, `TORCH_WARN*`, `C10D_*` logging, `LOG(...) <<`
    streams, `fmt::format`, `c10::str`, `throw X(...)`, NCCL's `WARN`/`INFO` printf formats).
