@@ -269,7 +269,14 @@ class PyScanner(ast.NodeVisitor):
                     parts.append(ph(ast.unparse(v.value), conv))
             return "".join(parts)
         if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
-            return self.template(node.left, depth + 1) + self.template(node.right, depth + 1)
+            # a chain a + b + c (or a message grown by += in one function) is left-deep: its
+            # operands are read side by side, so a long chain does not reach the depth limit
+            parts = []
+            while isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+                parts.append(node.right)
+                node = node.left
+            parts.append(node)
+            return "".join(self.template(p, depth + 1) for p in reversed(parts))
         if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mod) and self.is_str(node.left):
             fmt = self.template(node.left, depth + 1)
             if isinstance(node.right, ast.Tuple):
@@ -973,9 +980,13 @@ def cmd_extract(a):
     old_rows = read_tsv(os.path.join(DATA, a.framework + ".tsv"))
     old = {(r["file"], r["kind"], r["template"], r.get("function", "")): r for r in old_rows}
     found = {}  # (file, kind, template, function) -> {releases, line, subsystem}
+    labels = {spec.partition("=")[0] for spec in a.release}
     if a.add:
-        # the rows of releases scanned before stay, with the releases they were seen in
+        # the rows of releases scanned before stay, with the releases they were seen in; a row
+        # seen only in releases scanned again now is dropped unless the scan finds it again
         for key, r in old.items():
+            if r["first"] in labels and r["last"] in labels:
+                continue
             found[key] = {"rel": {r["first"], r["last"]}, "line": r["line"], "sub": r["subsystem"]}
     defined = {}  # defining_module's cache
     for label, tree in releases:
