@@ -69,11 +69,23 @@ static size_t some_digits(const char *s, size_t n, size_t i, size_t max, long *v
     return j - i;
 }
 
+/* The length of the literal lit when s[i..] starts with it, else 0 (lit is never empty). A
+ * byte loop: the literals are a few bytes long and most lines differ at the first one, so this
+ * costs less than strlen and memcmp, which every line would call. */
+static size_t lit_at(const char *s, size_t n, size_t i, const char *lit)
+{
+    if (i > n)
+        return 0;
+    size_t k = 0;
+    while (lit[k] && i + k < n && s[i + k] == lit[k])
+        k++;
+    return lit[k] ? 0 : k;
+}
+
 /* Does s[i..] start with the literal lit? */
 static bool has_at(const char *s, size_t n, size_t i, const char *lit)
 {
-    size_t k = strlen(lit);
-    return i <= n && n - i >= k && memcmp(s + i, lit, k) == 0;
+    return !*lit ? i <= n : lit_at(s, n, i, lit) != 0;
 }
 
 /* The same, ignoring ASCII case (lit in lower case). */
@@ -363,11 +375,11 @@ static size_t bracket_rank(const char *s, size_t n, dx_attr *a, const char *open
                            int blank)
 {
     long r;
-    size_t o = strlen(open), c = strlen(close);
-    if (!has_at(s, n, 0, open))
+    size_t o = lit_at(s, n, 0, open);
+    if (!o)
         return 0;
-    size_t k = some_digits(s, n, o, 7, &r);
-    if (!k || !has_at(s, n, o + k, close))
+    size_t k = some_digits(s, n, o, 7, &r), c = k ? lit_at(s, n, o + k, close) : 0;
+    if (!c)
         return 0;
     put_rank(a, r);
     return blank ? one_blank(s, n, o + k + c) : o + k + c;
