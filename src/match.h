@@ -54,6 +54,10 @@ DX_HIDDEN int dx_scan_chunk(dx_scan *s, const char *data, size_t len, const dx_c
                             size_t *ncands, ddx_error *err);
 /* Confirms signal sig on one line with PCRE2. Returns 1 on a match, 0 otherwise. */
 DX_HIDDEN int dx_scan_confirm(dx_scan *s, uint32_t sig, const char *line, size_t len);
+/* The same with PCRE2 even where the signal has a hand-written matcher (match.c), and whether it
+ * has one: for the test that compares the two. */
+DX_HIDDEN int dx_scan_confirm_pcre2(dx_scan *s, uint32_t sig, const char *line, size_t len);
+DX_HIDDEN int dx_scan_hand_written(const dx_scan *s, uint32_t sig);
 /* Confirms signal sig on a line whose body (the message after the launcher's and logger's
  * prefixes, without the suffixes a cluster framework adds) is line[body..body+body_len): an
  * anchored pattern (^ or $) that fails on the whole line is tried on the body, where ^ and $

@@ -350,6 +350,115 @@ static void test_prefilters_cover_their_patterns(void **state)
     assert_true(with > 0);
 }
 
+/* A hand-written matcher (match.c) finds exactly PCRE2's match: the same lines, the same
+ * groups. Lines made of the row's words in every case, blanks of every kind (PCRE2's \s takes
+ * \t \n \v \f \r and the space), separators, brackets, digits, word characters around them and
+ * bytes above 0x7f, half of them in the row's own order, a third with one byte changed; and the
+ * real step lines of five trainers. At least one job row has such a matcher. */
+static void test_hand_matchers_agree_with_pcre2(void **state)
+{
+    (void)state;
+    static const char *const parts[] = {
+        "step",  "Step",  "STEP",     "steps", "iter", "Iter", "ITER", "iteration", "Iteration",
+        "ation", "batch", "Batch",    "atch",  "tep",  "ter",  "b",    "s",         "i",
+        " ",     "  ",    "\t",       "\v",    "\f",   "\r",   ":",    "=",         "[",
+        "]",     "/",     " / ",      "0",     "7",    "12",   "345",  "_",         "x",
+        "-",     "|",     "\xc3\xa9", "\x85",  "\xa0", "(",    "1/2",  "3 /4",      "loss 2.5",
+    };
+    static const char *const real[] = {
+        "step 37/500000 | loss 10.6025 | lr 5.550e-06 | grad_norm 0.720 | tokens/s 43689",
+        " [2024-05-01 08:05:04] iteration      420/  500000 | consumed samples:       215040",
+        "Epoch 0: Step [12/100] loss=1.2",
+        "substep 3/4 step 5/6",
+        "iter 10/20steps batch 3/4",
+        "Iteration: 7 / 9",
+        "Batch=[ 4/8]",
+        "stepping 1/2",
+        "xstep 1/2 Step:3/4_ step 5/6",
+    };
+    size_t with = 0;
+    for (size_t i = 0; i < dx_job_extractor_count(); i++) {
+        const dx_signal *sg = dx_job_extractor_signal(i);
+        const dx_signal *ptrs[1] = {sg};
+        dx_matcher *m = NULL;
+        dx_scan *s = NULL;
+        ddx_error e = {0};
+        assert_int_equal(dx_matcher_new(&m, ptrs, NULL, 1, NULL, 0, &e), DDX_OK);
+        assert_int_equal(dx_scan_new(&s, m, &e), DDX_OK);
+        if (!dx_scan_hand_written(s, 0)) {
+            dx_scan_free(s);
+            dx_matcher_free(m);
+            continue;
+        }
+        with++;
+        unsigned x = 7;
+        size_t matched = 0;
+        for (size_t round = 0; round < 40000 + DX_ARRAY_LEN(real); round++) {
+            char line[512];
+            size_t n = 0;
+            if (round < DX_ARRAY_LEN(real)) {
+                n = strlen(real[round]);
+                memcpy(line, real[round], n);
+            } else {
+                static const int shape[] = {0, 1, 2, 1, 3, 1, 4, 1, 5, 1, 6, 1, 4, 7};
+                static const char *const by_kind[][6] = {
+                    {"step", "Iter", "iteration", "Batch", "xstep", "Iteration"},
+                    {"", " ", "  ", "\t", "\v", "\r"},
+                    {":", "=", "", "[", ": [", "=["},
+                    {"", "", " ", "\f", "\t", "  "},
+                    {"", "", "", "[", "", ""},
+                    {"0", "7", "12", "345", "9999", "x1"},
+                    {"/", "/", "/", " / ", "|", "\t/"},
+                    {"3", "45", "6_", "7a", "8 ", "9/"},
+                };
+                x = x * 1103515245u + 12345u;
+                for (unsigned k = 0; round % 2 && k < DX_ARRAY_LEN(shape); k++) {
+                    x = x * 1103515245u + 12345u;
+                    const char *q = by_kind[shape[k]][(x >> 16) % 6];
+                    memcpy(line + n, q, strlen(q));
+                    n += strlen(q);
+                }
+                for (unsigned k = 0, nk = 1 + (x >> 16) % 12; k < nk; k++) {
+                    x = x * 1103515245u + 12345u;
+                    const char *q = parts[(x >> 16) % DX_ARRAY_LEN(parts)];
+                    memcpy(line + n, q, strlen(q));
+                    n += strlen(q);
+                }
+                if (round % 3 == 0 && n) {
+                    x = x * 1103515245u + 12345u;
+                    line[(x >> 8) % n] = (char)(x >> 20);
+                }
+            }
+            int pcre = dx_scan_confirm_pcre2(s, 0, line, n);
+            uint32_t want[2 * DX_SCAN_PAIRS];
+            const char *base;
+            const uint32_t *ov;
+            size_t wp = pcre ? dx_scan_last(s, &base, &ov) : 0;
+            if (pcre)
+                memcpy(want, ov, 2 * wp * sizeof *ov);
+            int hand = dx_scan_confirm(s, 0, line, n);
+            if (hand != pcre)
+                fail_msg("%s: PCRE2 %s, the hand-written matcher %s: '%.*s'", sg->id,
+                         pcre ? "matches" : "does not match", hand ? "does" : "does not", (int)n,
+                         line);
+            if (!pcre)
+                continue;
+            matched++;
+            size_t hp = dx_scan_last(s, &base, &ov);
+            assert_ptr_equal(base, line);
+            assert_int_equal(hp, wp);
+            for (size_t k = 0; k < 2 * wp; k++)
+                if (ov[k] != want[k])
+                    fail_msg("%s: group offset %zu is %u, PCRE2 says %u: '%.*s'", sg->id, k, ov[k],
+                             want[k], (int)n, line);
+        }
+        assert_true(matched > 2000); /* the lines exercise the pattern */
+        dx_scan_free(s);
+        dx_matcher_free(m);
+    }
+    assert_true(with > 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -359,6 +468,7 @@ int main(void)
         cmocka_unit_test(test_leading_blank_class),
         cmocka_unit_test(test_anchored_on_body),
         cmocka_unit_test(test_prefilters_cover_their_patterns),
+        cmocka_unit_test(test_hand_matchers_agree_with_pcre2),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
