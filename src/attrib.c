@@ -369,17 +369,16 @@ static void put_time(dx_attr *a, const dx_time *t)
 /* The recognisers                                                                          */
 /* ===================================================================================== */
 
-/* A rank in brackets at the line's start: OPEN, 1-7 digits, CLOSE; the length taken (with the
+/* A rank in brackets at the line's start: OPEN (o bytes), 1-7 digits, CLOSE (c bytes); the length taken (with the
  * one blank after it when blank is set), 0 when the line does not start so. */
-static size_t bracket_rank(const char *s, size_t n, dx_attr *a, const char *open, const char *close,
-                           int blank)
+static size_t bracket_rank(const char *s, size_t n, dx_attr *a, const char *open, size_t o,
+                           const char *close, size_t c, int blank)
 {
     long r;
-    size_t o = lit_at(s, n, 0, open);
-    if (!o)
+    if (n < o + 1 + c || memcmp(s, open, o) != 0)
         return 0;
-    size_t k = some_digits(s, n, o, 7, &r), c = k ? lit_at(s, n, o + k, close) : 0;
-    if (!c)
+    size_t k = some_digits(s, n, o, 7, &r);
+    if (!k || n - o - k < c || memcmp(s + o + k, close, c) != 0)
         return 0;
     put_rank(a, r);
     return blank ? one_blank(s, n, o + k + c) : o + k + c;
@@ -388,14 +387,14 @@ static size_t bracket_rank(const char *s, size_t n, dx_attr *a, const char *open
 /* torchrun --tee / log_line_prefix_template, global rank: "[rank3]:" (corpus ddp-012). */
 static size_t parse_torchrun_rank(const char *s, size_t n, dx_attr *a)
 {
-    return bracket_rank(s, n, a, "[rank", "]:", 1);
+    return bracket_rank(s, n, a, "[rank", 5, "]:", 2, 1);
 }
 
 /* Lightning's rank_prefixed_message: "[rank: 3] " (lightning/fabric/utilities/rank_zero.py), the
  * global rank, before the message of its rank-aware logging. */
 static size_t parse_lightning_rank(const char *s, size_t n, dx_attr *a)
 {
-    return bracket_rank(s, n, a, "[rank: ", "] ", 0);
+    return bracket_rank(s, n, a, "[rank: ", 7, "] ", 2, 0);
 }
 
 /* kubectl logs --prefix: "[pod/trainer-worker-0/pytorch] " (the pod, then the container); the

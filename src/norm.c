@@ -522,8 +522,9 @@ int dx_norm_chunk(dx_norm *n, const char *data, size_t len, uint64_t first_line)
     int cut = 0;
     for (i = 0; i + 1 < nl && !cut; i++)
         cut = colon_cut(&v[i], &v[i + 1]);
-    int docker = memmem(data, len, "{\"log\":\"", 8) != NULL;
-    if (!has_cr && !has_bs && !w && !unquote && !unesc && !cut && !docker) {
+    /* Docker's records are looked for last, only when nothing else calls for the rewrite */
+    if (!has_cr && !has_bs && !w && !unquote && !unesc && !cut &&
+        !memmem(data, len, "{\"log\":\"", 8)) {
         dx_free(v);
         return 0;
     }
