@@ -894,42 +894,54 @@ void dx_metrics_memo_free(dx_metrics_memo *m)
     dx_free(m);
 }
 
-/* The shape of s[0..n) into sk (every digit read as '0'; sk has room for n + 8 bytes), eight
- * bytes at a time; returns its hash, and in *hex whether a digit comes right before an x or X
- * (the tokenizer reads "0x1f" by the digit's value). */
-static uint64_t shape_of(const char *s, size_t n, unsigned char *sk, int *hex)
+/* The digits of the eight bytes w: 0x80 in each byte that is one. A byte below 0x80 is a digit
+ * when adding 0x80 - '0' sets its top bit and adding 0x7f - '9' does not (neither carries into
+ * the next byte). */
+static uint64_t digits_of(uint64_t w)
 {
     const uint64_t ones = 0x0101010101010101ull, high = 0x8080808080808080ull;
-    uint64_t h = 0x9e3779b97f4a7c15ull ^ n, any_hex = 0, carry = 0;
-    for (size_t i = 0; i < n; i += 8) {
-        uint64_t w = 0;
-        if (n - i >= 8)
-            memcpy(&w, s + i, 8);
-        else
-            memcpy(&w, s + i, n - i);
-        /* a byte below 0x80 is a digit when adding 0x80 - '0' sets its top bit and adding
-           0x7f - '9' does not (neither carries into the next byte) */
-        uint64_t low = w & ~high;
-        uint64_t digit = (low + ones * (0x80 - '0')) & ~(low + ones * (0x7f - '9')) & ~w & high;
-        /* x or X: the bytes that are 0 once lower-cased and xor-ed with 'x' (exact, no borrow) */
-        uint64_t v = (w | ones * 0x20) ^ (ones * 'x');
-        uint64_t x = ~(((v & ~high) + ~high) | v | ~high);
-        /* the byte before each byte (memcpy loads the first byte lowest on a little-endian
-           machine; on another, every line is read afresh) */
-        any_hex |= x & ((digit << 8) | carry);
-        carry = digit >> 56;
-        uint64_t m = (digit >> 7) * 0xff;
-        w = (w & ~m) | (ones * '0' & m);
-        memcpy(sk + i, &w, 8);
-        h = (h ^ w) * 0xff51afd7ed558ccdull;
-        h ^= h >> 32;
+    uint64_t low = w & ~high;
+    return (low + ones * (0x80 - '0')) & ~(low + ones * (0x7f - '9')) & ~w & high;
+}
+
+/* The eight bytes w with every digit read as '0', hashed into h. */
+static uint64_t shape_word(uint64_t w, uint64_t h, unsigned char *sk)
+{
+    const uint64_t ones = 0x0101010101010101ull;
+    uint64_t m = (digits_of(w) >> 7) * 0xff;
+    w = (w & ~m) | (ones * '0' & m);
+    memcpy(sk, &w, 8);
+    h = (h ^ w) * 0xff51afd7ed558ccdull;
+    return h ^ (h >> 32);
+}
+
+/* The shape of s[0..n) into sk (every digit read as '0'; sk has room for n + 8 bytes), eight
+ * bytes at a time; returns its hash. */
+static uint64_t shape_of(const char *s, size_t n, unsigned char *sk)
+{
+    uint64_t h = 0x9e3779b97f4a7c15ull ^ n, w;
+    size_t i = 0;
+    for (; n - i >= 8; i += 8) {
+        memcpy(&w, s + i, 8);
+        h = shape_word(w, h, sk + i);
     }
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-    *hex = any_hex != 0;
-#else
-    *hex = 1;
-#endif
+    if (i < n) {
+        w = 0;
+        memcpy(&w, s + i, n - i);
+        h = shape_word(w, h, sk + i);
+    }
     return h;
+}
+
+/* Whether a digit comes right before an x or X in the shape sk[0..n) (the tokenizer reads
+ * "0x1f" by the digit's value): such a line is never memoised. A property of the shape, so a
+ * line that matches a kept shape has none; only a new shape is looked at. */
+static int shape_hex(const unsigned char *sk, size_t n)
+{
+    for (size_t i = 1; i < n; i++)
+        if ((sk[i] | 0x20) == 'x' && sk[i - 1] == '0')
+            return 1;
+    return 0;
 }
 
 /* A new shape from a line's tokens, every plan made (pl[0..np): the line's plans); NULL when
@@ -985,23 +997,22 @@ size_t dx_metrics_parse_memo(dx_metrics_memo *m, const char *s, size_t n, dx_met
     uint64_t h = 0;
     shape **slot = NULL;
     if (m && n <= MEMO_MAX_LEN) {
-        int hex;
-        h = shape_of(s, n, sk, &hex);
-        if (!hex) {
-            slot = &m->sh[h & (MEMO_SLOTS - 1)];
-            const shape *x = *slot;
-            if (x && x->hash == h && x->n == n && !memcmp(x->sk, sk, n)) {
-                double val[MEMO_MAX_TOKS];
-                for (size_t k = 0; k < x->nnum; k++) {
-                    size_t i = x->num[k];
-                    if (x->t[i].ch == 'w')
-                        val[i] = x->word[i];
-                    else
-                        lex_value(s, n, x->t[i].off, &val[i]);
-                }
-                return plans_apply(x->p, x->np, val, out, cap);
+        h = shape_of(s, n, sk);
+        slot = &m->sh[h & (MEMO_SLOTS - 1)];
+        const shape *x = *slot;
+        if (x && x->hash == h && x->n == n && !memcmp(x->sk, sk, n)) {
+            double val[MEMO_MAX_TOKS];
+            for (size_t k = 0; k < x->nnum; k++) {
+                size_t i = x->num[k];
+                if (x->t[i].ch == 'w')
+                    val[i] = x->word[i];
+                else
+                    lex_value(s, n, x->t[i].off, &val[i]);
             }
+            return plans_apply(x->p, x->np, val, out, cap);
         }
+        if (shape_hex(sk, n))
+            slot = NULL;
     }
     tok t[MX_TOKS];
     double val[MX_TOKS];
