@@ -1191,13 +1191,19 @@ static void sort_cands(dx_cand *c, size_t n)
 /* The candidates of the signals with a prefilter of their own: every line of data[0..len) the
  * test accepts (a superset of the lines the pattern matches within, as Vectorscan's prefilter
  * would give; PCRE2 confirms both alike). */
-static int native_cands(dx_scan *s, const char *data, size_t len)
+static int native_cands(dx_scan *s, const char *data, size_t len, const uint32_t *lines,
+                        size_t nlines)
 {
     const dx_matcher *m = s->m;
     size_t nvs = s->ncands; /* Vectorscan's, sorted */
-    for (size_t off = 0; off < len;) {
-        const char *nl = memchr(data + off, '\n', len - off);
-        size_t end = nl ? (size_t)(nl - data) : len;
+    for (size_t off = 0, li = 0; off < len; li++) {
+        size_t end;
+        if (lines) /* the caller's index: line li ends where line li + 1 starts, less one */
+            end = li < nlines && lines[li + 1] <= len ? lines[li + 1] - 1 : len;
+        else {
+            const char *nl = memchr(data + off, '\n', len - off);
+            end = nl ? (size_t)(nl - data) : len;
+        }
         for (size_t k = 0; k < m->nnative; k++) {
             uint32_t sig = m->native[k];
             if (!m->native_fn[k](data + off, end - off))
@@ -1230,6 +1236,12 @@ static int native_cands(dx_scan *s, const char *data, size_t len)
 int dx_scan_chunk(dx_scan *s, const char *data, size_t len, const dx_cand **cands, size_t *ncands,
                   ddx_error *err)
 {
+    return dx_scan_chunk_lines(s, data, len, NULL, 0, cands, ncands, err);
+}
+
+int dx_scan_chunk_lines(dx_scan *s, const char *data, size_t len, const uint32_t *lines,
+                        size_t nlines, const dx_cand **cands, size_t *ncands, ddx_error *err)
+{
     s->ncands = 0;
     *cands = s->cands;
     *ncands = 0;
@@ -1253,7 +1265,7 @@ int dx_scan_chunk(dx_scan *s, const char *data, size_t len, const dx_cand **cand
         off += n;
     }
     sort_cands(s->cands, s->ncands);
-    if (s->m->nnative && native_cands(s, data, len))
+    if (s->m->nnative && native_cands(s, data, len, lines, nlines))
         return dx_err(err, DDX_ENOMEM, "out of memory while scanning");
     *cands = s->cands;
     *ncands = s->ncands;
