@@ -70,6 +70,23 @@ static int nonfinite_word(const char *s, size_t n, double *v)
     return 0;
 }
 
+/* The place values of a fraction's digits: tenths[k] is 1 divided by 10, k + 1 times over, as
+ * the reading computes it digit by digit (the same doubles, so the same values; made once, to
+ * spare each digit a division). */
+#define TENTHS 24
+static double tenths[TENTHS];
+static pthread_once_t tenths_once = PTHREAD_ONCE_INIT;
+
+static void tenths_build(void)
+{
+    double scale = 1;
+    for (size_t k = 0; k < TENTHS; k++)
+        tenths[k] = scale /= 10;
+}
+
+/* The next place value after the k-th (k from 0) of a fraction whose last one was scale. */
+static double next_tenth(size_t k, double scale) { return k < TENTHS ? tenths[k] : scale / 10; }
+
 /* A number at s[i] (digits, one point, an exponent); its end, and its value in *v. */
 static size_t lex_number(const char *s, size_t n, size_t i, double *v)
 {
@@ -77,11 +94,18 @@ static size_t lex_number(const char *s, size_t n, size_t i, double *v)
     int neg = 0;
     if (s[i] == '-' || s[i] == '+')
         neg = s[i++] == '-';
+    /* the whole part: the same doubles as m * 10 + digit, read in an integer below 2^53 (where
+       every step of that is exact) */
+    uint64_t whole = 0;
+    while (i < n && is_digit((unsigned char)s[i]) && whole < (1ull << 49))
+        whole = whole * 10 + (uint64_t)(s[i++] - '0');
+    m = (double)whole;
     while (i < n && is_digit((unsigned char)s[i]))
         m = m * 10 + (s[i++] - '0');
     if (i + 1 < n && s[i] == '.' && is_digit((unsigned char)s[i + 1])) {
+        size_t k = 0;
         for (i++; i < n && is_digit((unsigned char)s[i]); i++) {
-            scale /= 10;
+            scale = next_tenth(k++, scale);
             m += (s[i] - '0') * scale;
         }
     } else if (i < n && s[i] == '.' && (i + 1 == n || !is_alpha((unsigned char)s[i + 1])))
@@ -122,8 +146,9 @@ static size_t lex_value(const char *s, size_t n, size_t i, double *v)
         i += 4;
         if (i < n && s[i] == '.') { /* "1,234.5" */
             double f = 0, sc = 1;
+            size_t k = 0;
             for (i++; i < n && is_digit((unsigned char)s[i]); i++)
-                f += (s[i] - '0') * (sc /= 10);
+                f += (s[i] - '0') * (sc = next_tenth(k++, sc));
             *v += *v < 0 ? -f : f;
             break;
         }
@@ -993,6 +1018,7 @@ size_t dx_metrics_parse_memo(dx_metrics_memo *m, const char *s, size_t n, dx_met
         return 0;
     if (n > MX_SCAN)
         n = MX_SCAN;
+    pthread_once(&tenths_once, tenths_build);
     unsigned char sk[MEMO_MAX_LEN + 8];
     uint64_t h = 0;
     shape **slot = NULL;

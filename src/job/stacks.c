@@ -109,11 +109,15 @@ static int rank_heading_end(const char *s, size_t e)
     static const char *const words[] = {" py-spy dump", " stack", " dump", " trace"};
     while (e > 0 && (s[e - 1] == ' ' || s[e - 1] == '\t' || s[e - 1] == ':'))
         e--;
+    /* most lines end otherwise: in a digit or a word's last letter, or they are not this row's */
+    if (!e || !((s[e - 1] >= '0' && s[e - 1] <= '9') || s[e - 1] == 'p' || s[e - 1] == 'k' ||
+                s[e - 1] == 'e'))
+        return 0;
     for (size_t w = 0; w <= DX_ARRAY_LEN(words); w++) {
         size_t x = e;
         if (w < DX_ARRAY_LEN(words)) {
             size_t k = strlen(words[w]);
-            if (x < k || memcmp(s + x - k, words[w], k))
+            if (x < k || s[x - 1] != words[w][k - 1] || memcmp(s + x - k, words[w], k))
                 continue;
             x -= k;
         }
@@ -124,7 +128,8 @@ static int rank_heading_end(const char *s, size_t e)
             continue;
         if (x > 0 && s[x - 1] == ' ')
             x--;
-        if (x >= 4 && !memcmp(s + x - 3, "ank", 3) && (s[x - 4] == 'R' || s[x - 4] == 'r'))
+        if (x >= 4 && s[x - 1] == 'k' && s[x - 2] == 'n' && s[x - 3] == 'a' &&
+            (s[x - 4] == 'R' || s[x - 4] == 'r'))
             return 1;
     }
     return 0;
