@@ -1160,12 +1160,15 @@ int dx_attrib_rank(const char *line, size_t n)
     if (i + 5 < n && line[i] == '[' && line[i + 1] == 'r' &&
         (parse_torchrun_rank(line + i, n - i, &a) || parse_lightning_rank(line + i, n - i, &a)))
         return a.rank;
-    if (memmem(line, n, "[rank: ", 7)) /* Lightning's, behind another prefix */
-        maybe = 1;
-    maybe |= i < n && is_digit(line[i]); /* srun's "3: " */
+    maybe = i < n && is_digit(line[i]); /* srun's "3: " */
     for (const char *c = memchr(line, ':', n); c && !maybe;
          c = memchr(c + 1, ':', (size_t)(line + n - c - 1)))
         maybe = c > line && (c[-1] == ']' || c[-1] == '>');
+    /* Lightning's, behind another prefix: looked for last, by its '[' (a line of figures has
+       few; a memmem for the whole text cost more than everything else here) */
+    for (const char *b = maybe ? NULL : memchr(line, '[', n); b && !maybe;
+         b = memchr(b + 1, '[', (size_t)(line + n - b - 1)))
+        maybe = (size_t)(line + n - b) >= 7 && !memcmp(b, "[rank: ", 7);
     if (!maybe)
         return -1;
     dx_attrib_line(line, n, &a);
