@@ -3,7 +3,8 @@
  * Reading:
  *   failure-lines  each job's first line that states a failure in a form other than a Python
  *                  exception line: a logger's ERROR record (Ray's, DeepSpeed's), argparse's
- *                  "PROG: error: ...", ssh refusing a launcher's connection, torch's "NCCL error
+ *                  "PROG: error: ...", a native library's record of a failed system call with
+ *                  its errno ("tcp_socket.cc: 69: Failed bind on ..., errno=99"), ssh refusing a launcher's connection, torch's "NCCL error
  *                  in: FILE:LINE, ..." printed without its exception class, an NCCL WARN line
  *                  (less the optional libraries NCCL warns it could not open, which healthy runs
  *                  print); and a stall: a note that the output stopped or the job froze ("[no
@@ -22,6 +23,7 @@ enum {
     FL_NCCL_ERROR,
     FL_NCCL_WARN,
     FL_STATE_DICT,
+    FL_NATIVE_ERRNO,
     FL_STALL
 };
 
@@ -66,6 +68,19 @@ static const dx_signal fl_patterns[] = {
                        "\"Unexpected key(s) in state_dict: ...\"), torch 1.x to 2.x: the body "
                        "of the RuntimeError, often pasted without its first line",
                        0},
+    [FL_NATIVE_ERRNO] = {"job-failline-native-errno", DX_ROLE_NOISE, 0,
+                         "^(?:\\[[\\d:. -]+\\] ?)?[\\w./-]+\\.(?:cc|cpp|cxx|c|cu|h|hpp): ?\\d+:? "
+                         "[^\\n]*\\b(?:[Ff]ailed|[Cc]annot|[Uu]nable to|[Cc]ould not)\\b"
+                         "[^\\n]*(?:\\berrno\\b|\\berror: )",
+                         "a native library's own log record, opened by its source file and line "
+                         "(dmlc-core's LOG: \"[time] FILE:LINE: \"), that reports a failed system "
+                         "call with the system's reason: DGL src/rpc/network/tcp_socket.cc "
+                         "(\"Failed bind on IP:PORT, errno=N\" in the 0.4 releases, \"Failed bind "
+                         "on IP:PORT , error: STRERROR\" later, the same for connect and listen); "
+                         "torch's c10d warnings (\"[W socket.cpp:N] ... (errno: 99 - ...)\"), "
+                         "which healthy runs print while they retry, open with a severity, not a "
+                         "file",
+                         0},
     [FL_STALL] = {"job-failline-stall", DX_ROLE_NOISE, 0,
                   "^[\\s\\[(<>#*_-]*(?:\\[\\w+\\]:? )?(?:no (?:further|more) output\\b|nothing "
                   "(?:more|else) (?:is )?(?:printed|logged)\\b|(?:then )?(?:the )?`?[\\w.()]+`? "
@@ -103,7 +118,8 @@ static const char *const benign_warns[] = {
 static const dx_reading_fact fl_facts[] = {
     {"job.failure_line", "string",
      "the first line stating a failure that is not a Python exception line (a logger's ERROR "
-     "record, argparse's error, ssh refusing a launcher, torch's NCCL error text, an NCCL WARN)"},
+     "record, argparse's error, ssh refusing a launcher, a native library's failed system call, "
+     "torch's NCCL error text, an NCCL WARN)"},
     {"job.failure_line_rank", "int", "the rank whose output holds job.failure_line, when known"},
     {"job.stall_note", "string",
      "a note in the log that its output stopped or the job froze (a hang prints no line of its "
