@@ -156,3 +156,12 @@ $ diagnose tests/data/unrec/ddp-replicate-old.log
 ? 1
 > ddp-setup-error
 < Unrecognised failure
+
+# Only a launcher's wrapper, printed without any rank's prefix (an excerpt that kept the last
+# line alone): named, not as the rank's own failure, and no rank is blamed.
+$ diagnose --json tests/data/unrec/unranked-wrapper.log
+? 1
+> "exception": "CalledProcessError",
+> "original": false,
+> "culprit_rank": null,
+> "line": 4,
