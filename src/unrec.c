@@ -56,6 +56,7 @@ static const char *const echoes[] = {
     "KeyboardInterrupt",                                  /* the launcher's SIGINT to its workers */
     "ActorDiedError",                                     /* Ray: another process died */
     "RayActorError",
+    "RayTaskError", /* Ray's wrapper of a task's exception, whose traceback follows */
 };
 
 int dx_unrec_is_echo(const char *text, size_t len)

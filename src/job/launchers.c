@@ -20,10 +20,14 @@
 
 /* ==== exceptions ============================================================================ */
 
-/* the last line of a Python traceback: "SomeError: message" */
+/* the last line of a Python traceback: "SomeError: message", and Ray's repr of a task's
+ * failure: "ray.exceptions.RayTaskError(KeyError): ray::Actor.method() (pid=...)" */
 static const dx_signal ex_patterns[] = {
     {"job-exception", DX_ROLE_NOISE, 0,
-     "^(?<exc>[A-Za-z_][\\w.]*(?:Error|Exception|Interrupt))(?:: |$)", "CPython traceback format",
+     "^(?<exc>[A-Za-z_][\\w.]*(?:Error|Exception|Interrupt))(?:\\([\\w.]+\\))?(?:: |$)",
+     "CPython traceback format; Ray's RayTaskError names the task's exception class in "
+     "parentheses (python/ray/exceptions.py, RayTaskError.make_dual_exception_type, Ray 1.x to "
+     "2.x)",
      0},
 };
 

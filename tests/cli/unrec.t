@@ -165,3 +165,15 @@ $ diagnose --json tests/data/unrec/unranked-wrapper.log
 > "original": false,
 > "culprit_rank": null,
 > "line": 4,
+
+# Ray's repr of a task's failure ("RayTaskError(KeyError): ray::...") is an exception line and a
+# wrapper: the task's own exception below it is the root; cut above it, the wrapper is named as
+# an echo (constructed from Ray's format, python/ray/exceptions.py).
+$ diagnose --json tests/data/unrec/ray-task-error.log
+? 1
+> "text": "KeyError: 'input_ids'",
+> "original": true,
+$ diagnose --json tests/data/unrec/ray-task-error-cut.log
+? 1
+> "exception": "RayTaskError",
+> "original": false,
