@@ -220,7 +220,141 @@ static int get_seq(parse_ctx *c, yaml_node_t *n, const char *key, size_t elem, i
                          *v = yaml_document_get_node((c)->doc, p_->value);                         \
              k; k = NULL)
 
-/* A condition's operator key (equals/range/matches/exists) and its value. */
+/* ==== fields =============================================================================== */
+
+/* A mapping's keys are read by a table: each row names a key, the kind of its value and where
+ * the value goes in the item being filled (the item is a reference, a signal, a check, ...).
+ * Keys whose reading is more than a store (a condition's operator, "expect") go to the
+ * mapping's own function. */
+typedef enum field_kind {
+    FK_STR,     /* text */
+    FK_NUM,     /* a finite number (double) */
+    FK_BOOL,    /* true/yes or false/no (int) */
+    FK_NAME,    /* one word of a list; the value is the word's index (int) */
+    FK_STRLIST, /* a list of texts, with its count (size_t) */
+    FK_SEQ      /* a list of mappings, each read by fn into an elem-sized item, with its count */
+} field_kind;
+
+typedef struct field {
+    const char *key;
+    field_kind kind;
+    size_t off;               /* where the value goes */
+    size_t count_off;         /* FK_STRLIST, FK_SEQ: where the count goes */
+    size_t elem;              /* FK_SEQ: an item's size */
+    item_fn fn;               /* FK_SEQ: reads one item */
+    const char *const *names; /* FK_NAME: the words allowed */
+    size_t nnames;
+    const char *bad; /* FK_NAME: the error when the value is none of them */
+} field;
+
+#define F_STR(T, k, m)                                                                             \
+    {                                                                                              \
+        .key = k, .kind = FK_STR, .off = offsetof(T, m)                                            \
+    }
+#define F_NUM(T, k, m)                                                                             \
+    {                                                                                              \
+        .key = k, .kind = FK_NUM, .off = offsetof(T, m)                                            \
+    }
+#define F_BOOL(T, k, m)                                                                            \
+    {                                                                                              \
+        .key = k, .kind = FK_BOOL, .off = offsetof(T, m)                                           \
+    }
+#define F_NAME(T, k, m, words, msg)                                                                \
+    {                                                                                              \
+        .key = k, .kind = FK_NAME, .off = offsetof(T, m), .names = words,                          \
+        .nnames = DX_ARRAY_LEN(words), .bad = msg                                                  \
+    }
+#define F_LIST(T, k, m, n)                                                                         \
+    {                                                                                              \
+        .key = k, .kind = FK_STRLIST, .off = offsetof(T, m), .count_off = offsetof(T, n)           \
+    }
+#define F_SEQ(T, k, m, n, E, f)                                                                    \
+    {                                                                                              \
+        .key = k, .kind = FK_SEQ, .off = offsetof(T, m), .count_off = offsetof(T, n),              \
+        .elem = sizeof(E), .fn = f                                                                 \
+    }
+
+/* Reads key's value into item by the table; 1 when no row has that key. */
+static int read_field(parse_ctx *c, const field *tab, size_t n, const char *key, yaml_node_t *v,
+                      void *item)
+{
+    const field *f = NULL;
+    for (size_t i = 0; i < n && !f; i++)
+        if (!strcmp(tab[i].key, key))
+            f = &tab[i];
+    if (!f)
+        return 1;
+    char *at = (char *)item + f->off;
+    int rc = DDX_OK;
+    switch (f->kind) {
+    case FK_STR: {
+        const char *s = NULL;
+        if (!(rc = get_str(c, v, key, &s)))
+            memcpy(at, &s, sizeof s);
+        return rc;
+    }
+    case FK_NUM:
+        return get_num(c, v, key, (double *)(void *)at);
+    case FK_BOOL:
+        return get_bool(c, v, key, (int *)(void *)at);
+    case FK_NAME: {
+        const char *s = scalar(v);
+        int i = s ? lookup(f->names, f->nnames, s) : -1;
+        if (i < 0)
+            return fail_at(c, v, f->bad, s ? s : "?");
+        memcpy(at, &i, sizeof i);
+        return DDX_OK;
+    }
+    case FK_STRLIST: {
+        const char *const *l = NULL;
+        size_t cnt = 0;
+        rc = get_strlist(c, v, key, &l, &cnt);
+        if (!rc) {
+            memcpy(at, &l, sizeof l);
+            memcpy((char *)item + f->count_off, &cnt, sizeof cnt);
+        }
+        return rc;
+    }
+    case FK_SEQ: {
+        void *arr = NULL;
+        size_t cnt = 0;
+        rc = get_seq(c, v, key, f->elem, f->fn, &arr, &cnt);
+        if (!rc) {
+            memcpy(at, &arr, sizeof arr);
+            memcpy((char *)item + f->count_off, &cnt, sizeof cnt);
+        }
+        return rc;
+    }
+    }
+    return 1;
+}
+
+/* A mapping's own keys, those no table row reads; 1 when key is not one of them either. */
+typedef int (*extra_fn)(parse_ctx *c, const char *key, yaml_node_t *v, void *item);
+
+/* Reads every key of mapping m into item: by the table, else by extra (may be NULL); a key
+ * neither knows is an error "<unknown> '<key>'". */
+static int read_map(parse_ctx *c, yaml_node_t *m, const field *tab, size_t n, extra_fn extra,
+                    const char *unknown, void *item)
+{
+    FOR_EACH_PAIR(c, m, k, v)
+    {
+        const char *key = scalar(k);
+        if (!key)
+            return fail_at(c, k, "expected a key", NULL);
+        int rc = read_field(c, tab, n, key, v, item);
+        if (rc == 1 && extra)
+            rc = extra(c, key, v, item);
+        if (rc == 1)
+            return fail_at(c, k, unknown, key);
+        if (rc)
+            return rc;
+    }
+    return DDX_OK;
+}
+
+/* A condition's operator key (equals/range/matches/exists) and its value; 1 when key is no
+ * operator. */
 static int cond_key(parse_ctx *c, const char *key, yaml_node_t *v, dx_cond *cond, int *seen)
 {
     int op = lookup(op_names, DX_ARRAY_LEN(op_names), key);
@@ -233,183 +367,161 @@ static int cond_key(parse_ctx *c, const char *key, yaml_node_t *v, dx_cond *cond
     return get_str(c, v, key, &cond->value);
 }
 
+/* ==== the items ============================================================================ */
+
+/* A signal and its conditions on where its line stands, read from one mapping. */
+typedef struct signal_draft {
+    dx_signal sig;
+    dx_sigcond cond;
+} signal_draft;
+
+static const field signal_fields[] = {
+    F_STR(signal_draft, "id", sig.id),
+    F_NAME(signal_draft, "role", sig.role, role_names,
+           "role must be root, symptom, wrapper, against, noise or marker, found"),
+    F_NUM(signal_draft, "weight", sig.weight),
+    F_STR(signal_draft, "pattern", sig.pattern),
+    F_STR(signal_draft, "source", sig.source),
+    F_BOOL(signal_draft, "caseless", sig.caseless),
+    F_BOOL(signal_draft, "at_end", cond.at_end),
+    F_STR(signal_draft, "after", cond.after),
+    F_STR(signal_draft, "not_followed_by", cond.not_followed_by),
+    F_STR(signal_draft, "not_after", cond.not_after),
+    F_STR(signal_draft, "repeats", cond.repeats),
+    F_STR(signal_draft, "missing", cond.missing),
+    F_STR(signal_draft, "out_of", cond.out_of),
+    F_STR(signal_draft, "differs", cond.differs),
+};
+
 static int parse_signal(parse_ctx *c, yaml_node_t *m, void *dst)
 {
-    dx_signal *s = dst;
-    dx_sigcond sc = {0};
-    memset(s, 0, sizeof *s);
-    s->role = -1;
-    s->weight = NAN;
-    FOR_EACH_PAIR(c, m, k, v)
-    {
-        const char *key = scalar(k);
-        int rc = DDX_OK;
-        if (!key)
-            return fail_at(c, k, "expected a key", NULL);
-        if (!strcmp(key, "id"))
-            rc = get_str(c, v, key, &s->id);
-        else if (!strcmp(key, "role")) {
-            const char *r = scalar(v);
-            s->role = r ? lookup(role_names, DX_ARRAY_LEN(role_names), r) : -1;
-            if (s->role < 0)
-                return fail_at(c, v,
-                               "role must be root, symptom, wrapper, against, noise or marker, "
-                               "found",
-                               r ? r : "?");
-        } else if (!strcmp(key, "weight"))
-            rc = get_num(c, v, key, &s->weight);
-        else if (!strcmp(key, "pattern"))
-            rc = get_str(c, v, key, &s->pattern);
-        else if (!strcmp(key, "source"))
-            rc = get_str(c, v, key, &s->source);
-        else if (!strcmp(key, "caseless"))
-            rc = get_bool(c, v, key, &s->caseless);
-        else if (!strcmp(key, "at_end"))
-            rc = get_bool(c, v, key, &sc.at_end);
-        else if (!strcmp(key, "after"))
-            rc = get_str(c, v, key, &sc.after);
-        else if (!strcmp(key, "not_followed_by"))
-            rc = get_str(c, v, key, &sc.not_followed_by);
-        else if (!strcmp(key, "not_after"))
-            rc = get_str(c, v, key, &sc.not_after);
-        else if (!strcmp(key, "repeats"))
-            rc = get_str(c, v, key, &sc.repeats);
-        else if (!strcmp(key, "missing"))
-            rc = get_str(c, v, key, &sc.missing);
-        else if (!strcmp(key, "out_of"))
-            rc = get_str(c, v, key, &sc.out_of);
-        else if (!strcmp(key, "differs"))
-            rc = get_str(c, v, key, &sc.differs);
-        else
-            return fail_at(c, k, "unknown key in signal:", key);
-        if (rc)
-            return rc;
-    }
-    if (!s->id)
+    signal_draft d = {.sig = {.role = -1, .weight = NAN}};
+    int rc = read_map(c, m, signal_fields, DX_ARRAY_LEN(signal_fields), NULL,
+                      "unknown key in signal:", &d);
+    if (rc)
+        return rc;
+    if (!d.sig.id)
         return fail_at(c, m, "signal without", "id");
-    if (!s->pattern)
-        return fail_at(c, m, "signal without a pattern:", s->id);
-    if (s->role < 0)
-        return fail_at(c, m, "signal without a role:", s->id);
-    if (isnan(s->weight))
-        return fail_at(c, m, "signal without a weight:", s->id);
+    if (!d.sig.pattern)
+        return fail_at(c, m, "signal without a pattern:", d.sig.id);
+    if (d.sig.role < 0)
+        return fail_at(c, m, "signal without a role:", d.sig.id);
+    if (isnan(d.sig.weight))
+        return fail_at(c, m, "signal without a weight:", d.sig.id);
     if (dx_grow((void **)&c->conds, &c->capconds, c->nconds + 1, sizeof *c->conds))
         return DDX_ENOMEM;
-    c->conds[c->nconds++] = sc;
-    c->anycond |= DX_SIGCOND_ANY(&sc);
+    c->conds[c->nconds++] = d.cond;
+    c->anycond |= DX_SIGCOND_ANY(&d.cond);
+    memcpy(dst, &d.sig, sizeof d.sig);
     return DDX_OK;
+}
+
+/* A context condition, or a check, and whether an operator key was seen. */
+typedef struct cond_draft {
+    dx_cond cond;
+    int seen;
+} cond_draft;
+
+typedef struct check_draft {
+    dx_check check;
+    int seen;
+} check_draft;
+
+static const field context_fields[] = {
+    F_STR(cond_draft, "fact", cond.fact),  F_NUM(cond_draft, "weight", cond.weight),
+    F_STR(cond_draft, "says", cond.says),  F_BOOL(cond_draft, "raise_only", cond.raise_only),
+    F_BOOL(cond_draft, "root", cond.root),
+};
+
+static int context_key(parse_ctx *c, const char *key, yaml_node_t *v, void *item)
+{
+    cond_draft *d = item;
+    return cond_key(c, key, v, &d->cond, &d->seen);
 }
 
 static int parse_context(parse_ctx *c, yaml_node_t *m, void *dst)
 {
-    dx_cond *d = dst;
-    int seen = 0;
-    memset(d, 0, sizeof *d);
-    d->weight = NAN;
-    FOR_EACH_PAIR(c, m, k, v)
-    {
-        const char *key = scalar(k);
-        int rc = DDX_OK;
-        if (!key)
-            return fail_at(c, k, "expected a key", NULL);
-        if (!strcmp(key, "fact"))
-            rc = get_str(c, v, key, &d->fact);
-        else if (!strcmp(key, "weight"))
-            rc = get_num(c, v, key, &d->weight);
-        else if (!strcmp(key, "says"))
-            rc = get_str(c, v, key, &d->says);
-        else if (!strcmp(key, "raise_only"))
-            rc = get_bool(c, v, key, &d->raise_only);
-        else if (!strcmp(key, "root"))
-            rc = get_bool(c, v, key, &d->root);
-        else if ((rc = cond_key(c, key, v, d, &seen)) == 1)
-            return fail_at(c, k, "unknown key in context:", key);
-        if (rc)
-            return rc;
-    }
-    if (!d->fact)
+    cond_draft d = {.cond = {.weight = NAN}};
+    int rc = read_map(c, m, context_fields, DX_ARRAY_LEN(context_fields), context_key,
+                      "unknown key in context:", &d);
+    if (rc)
+        return rc;
+    if (!d.cond.fact)
         return fail_at(c, m, "context condition without a", "fact");
-    if (!seen)
+    if (!d.seen)
         return fail_at(c, m, "context condition needs equals, range, matches or exists for",
-                       d->fact);
-    if (isnan(d->weight))
-        return fail_at(c, m, "context condition without a weight:", d->fact);
-    if (d->root && d->weight < 2.0)
+                       d.cond.fact);
+    if (isnan(d.cond.weight))
+        return fail_at(c, m, "context condition without a weight:", d.cond.fact);
+    if (d.cond.root && d.cond.weight < 2.0)
         return fail_at(c, m,
                        "a root context condition needs a weight of 2 or more (a fact that "
                        "alone proves the reference):",
-                       d->fact);
+                       d.cond.fact);
+    memcpy(dst, &d.cond, sizeof d.cond);
     return DDX_OK;
+}
+
+static const field check_fields[] = {
+    F_STR(check_draft, "says", check.says),
+    F_STR(check_draft, "command", check.command),
+    F_STR(check_draft, "fact", check.cond.fact),
+};
+
+/* "expect: VALUE" (the fact equals VALUE) and the operator keys. */
+static int check_key(parse_ctx *c, const char *key, yaml_node_t *v, void *item)
+{
+    check_draft *d = item;
+    if (strcmp(key, "expect") != 0)
+        return cond_key(c, key, v, &d->check.cond, &d->seen);
+    d->seen = 1;
+    d->check.cond.op = DX_OP_EQUALS;
+    int rc = get_str(c, v, key, &d->check.cond.value);
+    const char *val = d->check.cond.value;
+    /* "expect: exists" would compare the fact's value with the word "exists" */
+    if (!rc && val &&
+        (!strcmp(val, "exists") || !strcmp(val, "range") || !strcmp(val, "matches") ||
+         val[0] == '<' || val[0] == '>'))
+        return fail_at(c, v,
+                       "expect compares the fact's value; to test an operator write "
+                       "it as the key (exists: true, range: '>=2', matches: ...), not",
+                       val);
+    return rc;
 }
 
 static int parse_check(parse_ctx *c, yaml_node_t *m, void *dst)
 {
-    dx_check *d = dst;
-    int seen = 0;
-    memset(d, 0, sizeof *d);
-    FOR_EACH_PAIR(c, m, k, v)
-    {
-        const char *key = scalar(k);
-        int rc = DDX_OK;
-        if (!key)
-            return fail_at(c, k, "expected a key", NULL);
-        if (!strcmp(key, "says"))
-            rc = get_str(c, v, key, &d->says);
-        else if (!strcmp(key, "command"))
-            rc = get_str(c, v, key, &d->command);
-        else if (!strcmp(key, "fact"))
-            rc = get_str(c, v, key, &d->cond.fact);
-        else if (!strcmp(key, "expect")) {
-            seen = 1;
-            d->cond.op = DX_OP_EQUALS;
-            rc = get_str(c, v, key, &d->cond.value);
-            /* "expect: exists" would compare the fact's value with the word "exists" */
-            if (!rc && d->cond.value &&
-                (!strcmp(d->cond.value, "exists") || !strcmp(d->cond.value, "range") ||
-                 !strcmp(d->cond.value, "matches") || d->cond.value[0] == '<' ||
-                 d->cond.value[0] == '>'))
-                return fail_at(c, v,
-                               "expect compares the fact's value; to test an operator write "
-                               "it as the key (exists: true, range: '>=2', matches: ...), not",
-                               d->cond.value);
-        } else if ((rc = cond_key(c, key, v, &d->cond, &seen)) == 1)
-            return fail_at(c, k, "unknown key in check:", key);
-        if (rc)
-            return rc;
-    }
-    if (!d->says)
+    check_draft d = {0};
+    int rc = read_map(c, m, check_fields, DX_ARRAY_LEN(check_fields), check_key,
+                      "unknown key in check:", &d);
+    if (rc)
+        return rc;
+    if (!d.check.says)
         return fail_at(c, m, "check without", "says");
-    if (d->cond.fact && !seen)
-        return fail_at(c, m,
-                       "check with a fact needs expect, range, matches or exists:", d->cond.fact);
-    if (!d->cond.fact && seen)
-        return fail_at(c, m, "check with an expectation but no fact:", d->says);
+    if (d.check.cond.fact && !d.seen)
+        return fail_at(
+            c, m, "check with a fact needs expect, range, matches or exists:", d.check.cond.fact);
+    if (!d.check.cond.fact && d.seen)
+        return fail_at(c, m, "check with an expectation but no fact:", d.check.says);
+    memcpy(dst, &d.check, sizeof d.check);
     return DDX_OK;
 }
+
+static const field variant_fields[] = {
+    F_STR(dx_variant, "id", id),
+    F_STR(dx_variant, "title", title),
+    F_LIST(dx_variant, "signals", signals, nsignals),
+    F_LIST(dx_variant, "fix", fix, nfix),
+};
 
 static int parse_variant(parse_ctx *c, yaml_node_t *m, void *dst)
 {
     dx_variant *d = dst;
     memset(d, 0, sizeof *d);
-    FOR_EACH_PAIR(c, m, k, v)
-    {
-        const char *key = scalar(k);
-        int rc = DDX_OK;
-        if (!key)
-            return fail_at(c, k, "expected a key", NULL);
-        if (!strcmp(key, "id"))
-            rc = get_str(c, v, key, &d->id);
-        else if (!strcmp(key, "title"))
-            rc = get_str(c, v, key, &d->title);
-        else if (!strcmp(key, "signals"))
-            rc = get_strlist(c, v, key, &d->signals, &d->nsignals);
-        else if (!strcmp(key, "fix"))
-            rc = get_strlist(c, v, key, &d->fix, &d->nfix);
-        else
-            return fail_at(c, k, "unknown key in variant:", key);
-        if (rc)
-            return rc;
-    }
+    int rc = read_map(c, m, variant_fields, DX_ARRAY_LEN(variant_fields), NULL,
+                      "unknown key in variant:", d);
+    if (rc)
+        return rc;
     if (!d->id || !d->title)
         return fail_at(c, m, "variant needs an id and a title", NULL);
     if (!d->nsignals)
@@ -417,55 +529,64 @@ static int parse_variant(parse_ctx *c, yaml_node_t *m, void *dst)
     return DDX_OK;
 }
 
+static const field neighbour_fields[] = {
+    F_STR(dx_neighbour, "id", id),
+    F_STR(dx_neighbour, "tell", tell),
+};
+
 static int parse_neighbour(parse_ctx *c, yaml_node_t *m, void *dst)
 {
     dx_neighbour *d = dst;
     memset(d, 0, sizeof *d);
-    FOR_EACH_PAIR(c, m, k, v)
-    {
-        const char *key = scalar(k);
-        int rc = DDX_OK;
-        if (!key)
-            return fail_at(c, k, "expected a key", NULL);
-        if (!strcmp(key, "id"))
-            rc = get_str(c, v, key, &d->id);
-        else if (!strcmp(key, "tell"))
-            rc = get_str(c, v, key, &d->tell);
-        else
-            return fail_at(c, k, "unknown key in neighbour:", key);
-        if (rc)
-            return rc;
-    }
+    int rc = read_map(c, m, neighbour_fields, DX_ARRAY_LEN(neighbour_fields), NULL,
+                      "unknown key in neighbour:", d);
+    if (rc)
+        return rc;
     if (!d->id || !d->tell)
         return fail_at(c, m, "neighbour needs an id and a tell", NULL);
     return DDX_OK;
 }
 
+static const field example_fields[] = {
+    F_STR(dx_example, "path", path),
+    F_STR(dx_example, "source", source),
+    F_BOOL(dx_example, "constructed", constructed),
+};
+
 static int parse_example(parse_ctx *c, yaml_node_t *m, void *dst)
 {
     dx_example *d = dst;
     memset(d, 0, sizeof *d);
-    FOR_EACH_PAIR(c, m, k, v)
-    {
-        const char *key = scalar(k);
-        int rc = DDX_OK;
-        if (!key)
-            return fail_at(c, k, "expected a key", NULL);
-        if (!strcmp(key, "path"))
-            rc = get_str(c, v, key, &d->path);
-        else if (!strcmp(key, "source"))
-            rc = get_str(c, v, key, &d->source);
-        else if (!strcmp(key, "constructed"))
-            rc = get_bool(c, v, key, &d->constructed);
-        else
-            return fail_at(c, k, "unknown key in example:", key);
-        if (rc)
-            return rc;
-    }
+    int rc = read_map(c, m, example_fields, DX_ARRAY_LEN(example_fields), NULL,
+                      "unknown key in example:", d);
+    if (rc)
+        return rc;
     if (!d->path || !d->source)
         return fail_at(c, m, "example needs a path and a source", NULL);
     return DDX_OK;
 }
+
+/* "culprit:" words; the index is dx_ref.culprit_other */
+static const char *const culprit_names[] = {"this-rank", "other-rank", "rank-zero"};
+
+static const field ref_fields[] = {
+    F_STR(dx_ref, "id", id),
+    F_STR(dx_ref, "title", title),
+    F_STR(dx_ref, "category", category),
+    F_STR(dx_ref, "kind", kind),
+    F_STR(dx_ref, "summary", summary),
+    F_NUM(dx_ref, "prior", prior),
+    F_LIST(dx_ref, "frameworks", frameworks, nframeworks),
+    F_LIST(dx_ref, "sources", sources, nsources),
+    F_SEQ(dx_ref, "signals", signals, nsignals, dx_signal, parse_signal),
+    F_SEQ(dx_ref, "context", context, ncontext, dx_cond, parse_context),
+    F_SEQ(dx_ref, "checks", checks, nchecks, dx_check, parse_check),
+    F_SEQ(dx_ref, "variants", variants, nvariants, dx_variant, parse_variant),
+    F_SEQ(dx_ref, "neighbours", neighbours, nneighbours, dx_neighbour, parse_neighbour),
+    F_NAME(dx_ref, "culprit", culprit_other, culprit_names,
+           "culprit must be this-rank, other-rank or rank-zero, found"),
+    F_SEQ(dx_ref, "examples", examples, nexamples, dx_example, parse_example),
+};
 
 /* ==== the body ============================================================================= */
 
@@ -597,67 +718,17 @@ int dx_kb_parse(dx_arena *a, const char *relpath, const char *text, size_t len, 
         rc = dx_err(err, DDX_EFORMAT, "%s:2: the front matter must be a YAML mapping", relpath);
         goto fail;
     }
-    FOR_EACH_PAIR(&c, root, k, v)
-    {
-        const char *key = scalar(k);
-        if (!key) {
-            rc = fail_at(&c, k, "expected a key", NULL);
+    rc = read_map(&c, root, ref_fields, DX_ARRAY_LEN(ref_fields), NULL, "unknown key", r);
+    if (rc)
+        goto fail;
+    /* the signals' conditions, kept beside them when one has any */
+    if (c.anycond && c.nconds == r->nsignals) {
+        dx_sigcond *cd = dx_arena_alloc(a, r->nsignals * sizeof *cd);
+        if (!cd) {
+            rc = DDX_ENOMEM;
             goto fail;
         }
-        if (!strcmp(key, "id"))
-            rc = get_str(&c, v, key, &r->id);
-        else if (!strcmp(key, "title"))
-            rc = get_str(&c, v, key, &r->title);
-        else if (!strcmp(key, "category"))
-            rc = get_str(&c, v, key, &r->category);
-        else if (!strcmp(key, "kind"))
-            rc = get_str(&c, v, key, &r->kind);
-        else if (!strcmp(key, "summary"))
-            rc = get_str(&c, v, key, &r->summary);
-        else if (!strcmp(key, "prior"))
-            rc = get_num(&c, v, key, &r->prior);
-        else if (!strcmp(key, "frameworks"))
-            rc = get_strlist(&c, v, key, &r->frameworks, &r->nframeworks);
-        else if (!strcmp(key, "sources"))
-            rc = get_strlist(&c, v, key, &r->sources, &r->nsources);
-        else if (!strcmp(key, "signals")) {
-            rc = get_seq(&c, v, key, sizeof(dx_signal), parse_signal, (void **)&r->signals,
-                         &r->nsignals);
-            if (!rc && c.anycond && c.nconds == r->nsignals) {
-                dx_sigcond *cd = dx_arena_alloc(a, r->nsignals * sizeof *cd);
-                if (!cd)
-                    rc = DDX_ENOMEM;
-                else
-                    r->conds = memcpy(cd, c.conds, r->nsignals * sizeof *cd);
-            }
-        } else if (!strcmp(key, "context"))
-            rc = get_seq(&c, v, key, sizeof(dx_cond), parse_context, (void **)&r->context,
-                         &r->ncontext);
-        else if (!strcmp(key, "checks"))
-            rc = get_seq(&c, v, key, sizeof(dx_check), parse_check, (void **)&r->checks,
-                         &r->nchecks);
-        else if (!strcmp(key, "variants"))
-            rc = get_seq(&c, v, key, sizeof(dx_variant), parse_variant, (void **)&r->variants,
-                         &r->nvariants);
-        else if (!strcmp(key, "neighbours"))
-            rc = get_seq(&c, v, key, sizeof(dx_neighbour), parse_neighbour, (void **)&r->neighbours,
-                         &r->nneighbours);
-        else if (!strcmp(key, "culprit")) {
-            const char *cv = scalar(v);
-            if (cv && !strcmp(cv, "other-rank"))
-                r->culprit_other = 1;
-            else if (cv && !strcmp(cv, "rank-zero"))
-                r->culprit_other = 2;
-            else if (!cv || strcmp(cv, "this-rank") != 0)
-                rc = fail_at(&c, v, "culprit must be this-rank, other-rank or rank-zero, found",
-                             cv ? cv : "?");
-        } else if (!strcmp(key, "examples"))
-            rc = get_seq(&c, v, key, sizeof(dx_example), parse_example, (void **)&r->examples,
-                         &r->nexamples);
-        else
-            rc = fail_at(&c, k, "unknown key", key);
-        if (rc)
-            goto fail;
+        r->conds = memcpy(cd, c.conds, r->nsignals * sizeof *cd);
     }
     static const char *const required[] = {"id", "title", "category", "kind"};
     const char *const have[] = {r->id, r->title, r->category, r->kind};

@@ -606,23 +606,17 @@ static int fact_exists(const char *name)
     return dx_job_fact_owner(name) || dx_fact_known(name) || dx_diag_fact_known(name);
 }
 
-static int check_facts(const ddx_kb *kb, int only_user, dx_buf *problems)
+static int rule_facts(const dx_ref *r, dx_buf *problems)
 {
     int bad = 0;
-    for (size_t i = 0; i < kb->nrefs; i++) {
-        const dx_ref *r = kb->refs[i];
-        if (only_user && !is_user_ref(kb, r))
-            continue;
-        for (size_t k = 0; k < r->ncontext + r->nchecks; k++) {
-            const char *f =
-                k < r->ncontext ? r->context[k].fact : r->checks[k - r->ncontext].cond.fact;
-            if (f && !fact_exists(f)) {
-                dx_buf_addf(problems,
-                            "%s: fact '%s' is produced by nothing (ddx facts lists the job "
-                            "facts, docs/facts.md the others)\n",
-                            r->file, f);
-                bad = 1;
-            }
+    for (size_t k = 0; k < r->ncontext + r->nchecks; k++) {
+        const char *f = k < r->ncontext ? r->context[k].fact : r->checks[k - r->ncontext].cond.fact;
+        if (f && !fact_exists(f)) {
+            dx_buf_addf(problems,
+                        "%s: fact '%s' is produced by nothing (ddx facts lists the job "
+                        "facts, docs/facts.md the others)\n",
+                        r->file, f);
+            bad = 1;
         }
     }
     return bad;
@@ -631,23 +625,18 @@ static int check_facts(const ddx_kb *kb, int only_user, dx_buf *problems)
 /* ==== rules over the whole reference ===================================================== */
 
 /* every check command parses as a shell command (dx_lint_shell) */
-static int check_commands(const ddx_kb *kb, int only_user, dx_buf *problems)
+static int rule_commands(const dx_ref *r, dx_buf *problems)
 {
     int bad = 0;
-    for (size_t i = 0; i < kb->nrefs; i++) {
-        const dx_ref *r = kb->refs[i];
-        if (only_user && !is_user_ref(kb, r))
-            continue;
-        for (size_t k = 0; k < r->nchecks; k++) {
-            char why[160];
-            const char *cmd = r->checks[k].command;
-            if (cmd && dx_lint_shell(cmd, why, sizeof why)) {
-                dx_buf_addf(problems,
-                            "%s: the command of check %zu does not parse as a shell command (%s): "
-                            "%s\n",
-                            r->file, k + 1, why, cmd);
-                bad = 1;
-            }
+    for (size_t k = 0; k < r->nchecks; k++) {
+        char why[160];
+        const char *cmd = r->checks[k].command;
+        if (cmd && dx_lint_shell(cmd, why, sizeof why)) {
+            dx_buf_addf(problems,
+                        "%s: the command of check %zu does not parse as a shell command (%s): "
+                        "%s\n",
+                        r->file, k + 1, why, cmd);
+            bad = 1;
         }
     }
     return bad;
@@ -699,25 +688,20 @@ const char *dx_lint_doc_site(const char *url, char *buf, size_t cap)
 }
 
 /* an example marked real comes from a report, not from documentation */
-static int check_doc_examples(const ddx_kb *kb, int only_user, dx_buf *problems)
+static int rule_doc_examples(const dx_ref *r, dx_buf *problems)
 {
     int bad = 0;
-    for (size_t i = 0; i < kb->nrefs; i++) {
-        const dx_ref *r = kb->refs[i];
-        if (only_user && !is_user_ref(kb, r))
+    for (size_t k = 0; k < r->nexamples; k++) {
+        const dx_example *e = &r->examples[k];
+        char site[128];
+        if (e->constructed || !dx_lint_doc_site(e->source, site, sizeof site))
             continue;
-        for (size_t k = 0; k < r->nexamples; k++) {
-            const dx_example *e = &r->examples[k];
-            char site[128];
-            if (e->constructed || !dx_lint_doc_site(e->source, site, sizeof site))
-                continue;
-            dx_buf_addf(problems,
-                        "%s: example '%s' comes from documentation (%s), which shows sample "
-                        "output, not a real report: mark it constructed and say so under '%s', "
-                        "or take a real log\n",
-                        r->file, e->path, site, DX_EXAMPLES_SECTION);
-            bad = 1;
-        }
+        dx_buf_addf(problems,
+                    "%s: example '%s' comes from documentation (%s), which shows sample "
+                    "output, not a real report: mark it constructed and say so under '%s', "
+                    "or take a real log\n",
+                    r->file, e->path, site, DX_EXAMPLES_SECTION);
+        bad = 1;
     }
     return bad;
 }
@@ -884,6 +868,11 @@ int dx_lint_conditions(const dx_ref *r, dx_buf *problems)
     return bad;
 }
 
+/* Rules over one reference of their own (no other reference, no example run): a problem line
+ * each, 1 when there was one. */
+typedef int (*ref_rule)(const dx_ref *r, dx_buf *problems);
+static const ref_rule ref_rules[] = {rule_facts, rule_commands, rule_doc_examples};
+
 int dx_lint_dir(const char *dir, int with_builtin, ddx_kb **out, dx_buf *problems,
                 dx_lint_stats *stats, ddx_error *err)
 {
@@ -906,10 +895,11 @@ int dx_lint_dir(const char *dir, int with_builtin, ddx_kb **out, dx_buf *problem
     }
     if (dx_kb_lint(kb, dir, 1, problems))
         bad = 1;
-    if (check_facts(kb, 1, problems))
-        bad = 1;
-    if (check_commands(kb, 1, problems) | check_doc_examples(kb, 1, problems))
-        bad = 1;
+    /* the rules over one reference, each over every reference of dir in turn */
+    for (size_t k = 0; k < DX_ARRAY_LEN(ref_rules); k++)
+        for (size_t i = 0; i < kb->nrefs; i++)
+            if (is_user_ref(kb, kb->refs[i]))
+                bad |= ref_rules[k](kb->refs[i], problems);
     if (with_builtin && check_builtin_ids(kb, problems))
         bad = 1;
     for (size_t i = 0; i < kb->user.n; i++) {
