@@ -13,6 +13,8 @@
  *     differs while two or more others share one;
  *   - one report where B is not the lowest rank other than A: some rank below B agreed with A,
  *     so B is the one that differs;
+ *   - one report where one count is 0: that rank gave the check no tensors at all (a model that
+ *     was never built, or none of whose parameters requires a gradient);
  *   - otherwise one report cannot tell A from B (the odd rank reporting against the lowest other
  *     rank reads exactly like a normal rank reporting against the odd one). mp.spawn shows only
  *     the first worker that exited, and which one that is varies from run to run. The lines each
@@ -151,6 +153,14 @@ static int pc_finish(dx_job_model *jm, void *stp)
                            "DDP's parameter check: rank %d's %lld parameter tensors match every "
                            "rank's below rank %d (rank %d's among them); rank %d has %lld",
                            st->a, st->x, st->b, lowest, st->b, st->y);
+    /* a count of 0: that rank gave the check no parameter tensors at all (its model was never
+       built, or no parameter of it requires a gradient), the other count is a real model's */
+    if ((st->x == 0) != (st->y == 0))
+        return dx_job_vote(jm, "params", st->x == 0 ? st->a : st->b, 1,
+                           "DDP's parameter check: rank %d has %lld parameter tensors, rank %d "
+                           "none at all",
+                           st->x == 0 ? st->b : st->a, st->x == 0 ? st->y : st->x,
+                           st->x == 0 ? st->a : st->b);
     if (st->more >= 0)
         return dx_job_vote(jm, "params", st->more, 1,
                            "DDP's parameter check: rank %d has %lld parameter tensors and rank %d "
