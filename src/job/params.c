@@ -20,8 +20,10 @@
  *     the first worker that exited, and which one that is varies from run to run. The lines each
  *     process printed before the report can still tell: the rank that took a path of its own
  *     while building its model (an override, an extra layer) printed more lines than every other
- *     rank. Without such a difference the reading says nothing and the report's own rank stays
- *     what the scorer makes of it.
+ *     rank. On mp.spawn's shared console only the lines that name their process's rank are
+ *     that rank's, so rank 0's banners (a Trainer's start-up block) do not count; the reported
+ *     worker's traceback, mp.spawn's report, is taken off. Without such a difference the
+ *     reading says nothing and the report's own rank stays what the scorer makes of it.
  */
 #include "launchers.h"
 
@@ -164,8 +166,8 @@ static int pc_finish(dx_job_model *jm, void *stp)
     if (st->more >= 0)
         return dx_job_vote(jm, "params", st->more, 1,
                            "DDP's parameter check: rank %d has %lld parameter tensors and rank %d "
-                           "%lld; rank %d printed %llu lines of its own before the report, every "
-                           "other rank at most %llu",
+                           "%lld; before the report rank %d printed more lines of its own (%llu) "
+                           "than any other rank (at most %llu)",
                            st->a, st->x, st->b, st->y, st->more, (unsigned long long)st->more_lines,
                            (unsigned long long)st->other_lines);
     return DDX_OK;
