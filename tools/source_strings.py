@@ -6,13 +6,18 @@ An offline developer tool (Python 3 standard library only, no network). It reads
 that are already on the machine -- an unpacked release, a checkout, or a bare git directory and
 a tag -- and writes one row per distinct message to data/source-strings/<framework>.tsv:
 
-    file  subsystem  first  last  kind  template  line  disposition
+    file  subsystem  first  last  kind  template  line  disposition  function
 
 `template` is the message with every computed part turned into a placeholder `{name}` (`{name:d}`
 for an integer conversion, `{name:x}` hex, `{name:f}` float, `{name:p}` pointer; `{{` and `}}`
 are literal braces). `line` is the source line a Python traceback prints for a `raise` or an
 `assert`, which is what a reader still has when the message itself was cut. `first` and `last`
 are the first and last of the scanned releases where the message exists unchanged.
+
+Two kinds of row hold no message: `bare-assert` (an `assert cond` with no message) and
+`bare-raise` (`raise X` or `raise X()` with no argument). A user's log shows them only as the
+traceback's last frame, its source line and the bare exception name, so their `template` is that
+source line (as Python prints it under the frame) and `function` names the function it is in.
 
 `disposition` is a judgement:
   ref:<id>/<signal>[,<id>/<signal>...]   signals of the catalogue that match the filled message
@@ -21,7 +26,12 @@ are the first and last of the scanned releases where the message exists unchange
 
 Commands (run from the repository root):
   extract FRAMEWORK --release LABEL=TREE ...   scan the paths of data/source-strings/FRAMEWORK.paths
-                                               (TREE: a folder, or GITDIR@REV for a bare repository)
+          [--add] [--skip-marked REGEX]        (TREE: a folder, or GITDIR@REV for a bare repository;
+                                               --add: keep every row already in the data file and
+                                               add what these releases hold, for releases scanned
+                                               before whose trees are gone; --skip-marked: leave
+                                               out a file whose text matches REGEX, the files a
+                                               vendor's port of a release changed)
   judge FRAMEWORK [--ddx-cover PATH]           match every row with ddx's own engine (ddx-cover,
                                                built by CMake) and set the dispositions: a match
                                                claims the row, else the first rule of
@@ -42,7 +52,8 @@ import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DATA = os.path.join(ROOT, "data", "source-strings")
-COLUMNS = ["file", "subsystem", "first", "last", "kind", "template", "line", "disposition"]
+COLUMNS = ["file", "subsystem", "first", "last", "kind", "template", "line", "disposition",
+           "function"]
 MAX_NAME = 40  # placeholder names are cut to this many characters
 MIN_LETTERS = 8  # a template with fewer letters of literal text says nothing a signal could read
 
@@ -221,6 +232,7 @@ def letters(template):
 LOG_LEVELS = {"warning": "log-warning", "warn": "log-warning", "error": "log-error",
               "exception": "log-error", "critical": "log-error", "fatal": "log-error",
               "info": "log-info", "debug": "log-debug"}
+BARE_EXC = re.compile(r"^[A-Z]\w*(Error|Exception|Exit|Interrupt|Failure|Timeout)$")
 LOGGER_NAMES = re.compile(r"^(_?log(ger)?|_?LOG(GER)?|logging|_logger|log_|.*_logger|.*_log)$")
 
 
@@ -232,6 +244,8 @@ class PyScanner(ast.NodeVisitor):
         self.out = []
         self.scopes = [{}]  # name -> [(lineno, node)] string assignments in the enclosing function
         self.raised = set()  # ids of the exception calls of raise statements
+        self.funcs = []  # the names of the enclosing functions, innermost last
+        self.modules = {}  # exception class name -> the module that defines it (module_names)
 
     # -- expressions to templates --
     def template(self, node, depth=0):
@@ -255,7 +269,14 @@ class PyScanner(ast.NodeVisitor):
                     parts.append(ph(ast.unparse(v.value), conv))
             return "".join(parts)
         if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
-            return self.template(node.left, depth + 1) + self.template(node.right, depth + 1)
+            # a chain a + b + c (or a message grown by += in one function) is left-deep: its
+            # operands are read side by side, so a long chain does not reach the depth limit
+            parts = []
+            while isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+                parts.append(node.right)
+                node = node.left
+            parts.append(node)
+            return "".join(self.template(p, depth + 1) for p in reversed(parts))
         if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mod) and self.is_str(node.left):
             fmt = self.template(node.left, depth + 1)
             if isinstance(node.right, ast.Tuple):
@@ -320,7 +341,9 @@ class PyScanner(ast.NodeVisitor):
                     joined = ast.BinOp(left=prev[-1][1], op=ast.Add(), right=sub.value)
                     prev.append((sub.lineno, joined))
         self.scopes.append(scope)
+        self.funcs.append(node.name)
         self.generic_visit(node)
+        self.funcs.pop()
         self.scopes.pop()
 
     visit_AsyncFunctionDef = visit_FunctionDef
@@ -334,7 +357,25 @@ class PyScanner(ast.NodeVisitor):
     def add(self, kind, template, line=""):
         if template is None:
             return
-        self.out.append((kind, template, line))
+        self.out.append((kind, template, line, ""))
+
+    def add_bare(self, kind, node, exc_name=""):
+        """A statement that prints no message of its own: its source line is the row, and for
+        a raise the traceback's last line, the class as Python prints it, is its line."""
+        src = self.src_line(node)
+        if not src:
+            return
+        printed = ""
+        if exc_name:
+            head, _, last = exc_name.rpartition(".")
+            mod = self.modules.get(head.split(".")[0] if head else last)
+            if head and mod:  # module.Class: the module imported under that name
+                printed = mod + head[len(head.split(".")[0]):] + "." + last
+            elif head:
+                printed = exc_name
+            else:
+                printed = (mod + "." + last) if mod else last
+        self.out.append((kind, esc_text(src), printed, self.funcs[-1] if self.funcs else "<module>"))
 
     def visit_Assign(self, node):
         # a message kept in a variable or an attribute, used by code this scan does not follow
@@ -359,11 +400,20 @@ class PyScanner(ast.NodeVisitor):
             arg = exc.args[0] if exc.args else exc.keywords[0].value
             t = self.template(arg)
             self.add("raise", esc_text(name) + ": " + t, self.src_line(node))
+        elif (isinstance(exc, ast.Call) and BARE_EXC.match(ast.unparse(exc.func).split(".")[-1])) \
+                or (isinstance(exc, (ast.Name, ast.Attribute))
+                    and BARE_EXC.match(ast.unparse(exc).split(".")[-1])):
+            # raise X / raise X(): the exception's name alone (a name that is a caught exception
+            # being raised again, `raise e`, is not a class name and is left out)
+            cls = exc.func if isinstance(exc, ast.Call) else exc
+            self.add_bare("bare-raise", node, ast.unparse(cls))
         self.generic_visit(node)
 
     def visit_Assert(self, node):
         if node.msg is not None:
             self.add("assert", "AssertionError: " + self.template(node.msg), self.src_line(node))
+        else:
+            self.add_bare("bare-assert", node)
         self.generic_visit(node)
 
     def visit_Call(self, node):
@@ -380,6 +430,13 @@ class PyScanner(ast.NodeVisitor):
             if len(args) > 1 and "%" in t:
                 t = apply_printf(t, [ast.unparse(a) for a in args[1:]])
             self.add(LOG_LEVELS[attr], t)
+        elif attr in ("log_single_rank", "log_on_each_pipeline_stage") and len(args) >= 3 and \
+                isinstance(args[1], ast.Attribute) and args[1].attr.lower() in LOG_LEVELS:
+            # Megatron's helpers: log_single_rank(logger, logging.ERROR, "...", *args)
+            t = self.template(args[2])
+            if len(args) > 3 and "%" in t:
+                t = apply_printf(t, [ast.unparse(a) for a in args[3:]])
+            self.add(LOG_LEVELS[args[1].attr.lower()], t)
         elif attr.endswith("_log_and_throw") and len(args) >= 2:
             name = ast.unparse(args[0]).split(".")[-1]
             self.add("raise", esc_text(name) + ": " + self.template(args[1]), self.src_line(node))
@@ -403,12 +460,38 @@ class PyScanner(ast.NodeVisitor):
         self.generic_visit(node)
 
 
-def scan_python(text):
+def module_names(tree, path):
+    """Where each exception class a module can raise is defined: name -> dotted module, from
+    the module's own classes and its `from X import Y` lines (relative ones resolved against
+    path). Python prints a raised class as module.Name unless it is a builtin."""
+    parts = path[:-3].split("/") if path.endswith(".py") else []
+    here = ".".join(parts[:-1] if parts and parts[-1] == "__init__" else parts)
+    package = parts[:-1]
+    names = {}
+    for node in tree.body:
+        if isinstance(node, ast.ClassDef):
+            names[node.name] = here
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package[:len(package) - (node.level - 1)] if node.level > 1 else package
+                mod = ".".join(base + ([node.module] if node.module else []))
+            else:
+                mod = node.module or ""
+            for alias in node.names:
+                if mod and alias.name == "*":
+                    names.setdefault("*", []).append(mod)  # a star import: followed on demand
+                elif mod:
+                    names[alias.asname or alias.name] = mod
+    return names
+
+
+def scan_python(text, path=""):
     try:
         tree = ast.parse(text)
     except SyntaxError:
         return []
     s = PyScanner(text)
+    s.modules = module_names(tree, path)
     s.visit(tree)
     return s.out
 
@@ -844,16 +927,70 @@ SCANNERS = {".py": "py", ".c": "c", ".cc": "c", ".cpp": "c", ".cu": "c", ".h": "
             ".cuh": "c"}
 
 
+def defining_module(tree, mod, name, cache, depth=0):
+    """The module that defines class name, starting from the module it is imported from: a
+    package that re-exports it (its __init__ imports it from a submodule) is followed."""
+    key = (id(tree), mod, name)
+    if key in cache:
+        return cache[key]
+    cache[key] = mod
+    files = set(tree.files())
+    base = mod.replace(".", "/")
+    for path in (base + ".py", base + "/__init__.py"):
+        if path not in files or depth > 4:
+            continue
+        try:
+            names = module_names(ast.parse(tree.read(path)), path)
+        except (SyntaxError, subprocess.CalledProcessError):
+            break
+        found = names.get(name)
+        if found and found != mod:
+            cache[key] = defining_module(tree, found, name, cache, depth + 1)
+        elif not found:
+            for star in names.get("*", []):
+                deeper = defining_module(tree, star, name, cache, depth + 1)
+                if deeper != star or star_defines(tree, star, name):
+                    cache[key] = deeper
+                    break
+        break
+    return cache[key]
+
+
+def star_defines(tree, mod, name):
+    """Whether module mod defines class name itself."""
+    base = mod.replace(".", "/")
+    for path in (base + ".py", base + "/__init__.py"):
+        if path in set(tree.files()):
+            try:
+                body = ast.parse(tree.read(path)).body
+            except (SyntaxError, subprocess.CalledProcessError):
+                return False
+            return any(isinstance(n, ast.ClassDef) and n.name == name for n in body)
+    return False
+
+
 def cmd_extract(a):
     rules = load_paths(a.framework)
+    skip = re.compile(a.skip_marked) if a.skip_marked else None
     releases = []
     for spec in a.release:
         label, _, tree = spec.partition("=")
         releases.append((label, Tree(tree)))
     releases.sort(key=lambda r: version_key(r[0]))
-    found = {}  # (file, kind, template) -> {releases, line, subsystem}
+    old_rows = read_tsv(os.path.join(DATA, a.framework + ".tsv"))
+    old = {(r["file"], r["kind"], r["template"], r.get("function", "")): r for r in old_rows}
+    found = {}  # (file, kind, template, function) -> {releases, line, subsystem}
+    labels = {spec.partition("=")[0] for spec in a.release}
+    if a.add:
+        # the rows of releases scanned before stay, with the releases they were seen in; a row
+        # seen only in releases scanned again now is dropped unless the scan finds it again
+        for key, r in old.items():
+            if r["first"] in labels and r["last"] in labels:
+                continue
+            found[key] = {"rel": {r["first"], r["last"]}, "line": r["line"], "sub": r["subsystem"]}
+    defined = {}  # defining_module's cache
     for label, tree in releases:
-        n = 0
+        n = skipped = 0
         for path in tree.files():
             ext = os.path.splitext(path)[1]
             if ext not in SCANNERS:
@@ -862,38 +999,47 @@ def cmd_extract(a):
             if sub is None:
                 continue
             text = tree.read(path)
-            rows = scan_python(text) if SCANNERS[ext] == "py" else scan_c(text, path)
+            if skip and skip.search(text):
+                skipped += 1
+                continue
+            rows = scan_python(text, path) if SCANNERS[ext] == "py" else scan_c(text, path)
             n += 1
-            full = [t for k, t, _l in rows if k != "str"]
-            for kind, tpl, line in rows:
+            full = [row[1] for row in rows if row[0] != "str"]
+            for row in rows:
+                kind, tpl, line = row[:3]
+                func = row[3] if len(row) > 3 else ""
+                if kind == "bare-raise" and "." in line:
+                    mod, _, cls = line.rpartition(".")
+                    line = defining_module(tree, mod, cls, defined) + "." + cls
                 if kind == "str" and any(tpl.strip() in t for t in full):
                     continue  # a message kept in a variable that a check or log already holds
                 tpl = tpl.strip()
                 if letters(tpl) < MIN_LETTERS and letters(line) < MIN_LETTERS:
                     continue
-                key = (path, kind, tpl)
+                key = (path, kind, tpl, func)
                 e = found.setdefault(key, {"rel": set(), "line": line, "sub": sub})
+                newest = not e["rel"] or version_key(label) >= max(
+                    (version_key(v) for v in e["rel"]))
                 e["rel"].add(label)
-                if line:
-                    e["line"] = line
-        print("%s: %d files" % (label, n), file=sys.stderr)
+                if line and newest:
+                    e["line"] = line  # the newest release's source line
+        print("%s: %d files%s" % (label, n, ", %d left out as marked" % skipped if skipped else ""),
+              file=sys.stderr)
     # messages assembled across statements or functions, recorded by hand from the source
     for m in read_tsv(os.path.join(DATA, a.framework + ".manual")):
-        key = (m["file"], m["kind"], m["template"])
+        key = (m["file"], m["kind"], m["template"], m.get("function", ""))
         e = found.setdefault(key, {"rel": set(), "line": m.get("line", ""),
                                    "sub": subsystem_of(m["file"], rules) or "other"})
         e["rel"].update([m["first"], m["last"]])
     order = [r[0] for r in releases]
-    old = {(r["file"], r["kind"], r["template"]): r for r in
-           read_tsv(os.path.join(DATA, a.framework + ".tsv"))}
     rows = []
-    for (path, kind, tpl), e in found.items():
+    for (path, kind, tpl, func), e in found.items():
         rel = sorted(e["rel"], key=version_key)
-        prev = old.get((path, kind, tpl), {})
+        prev = old.get((path, kind, tpl, func), {})
         rows.append({"file": path, "subsystem": e["sub"], "first": rel[0], "last": rel[-1],
                      "kind": kind, "template": tpl, "line": e["line"],
-                     "disposition": prev.get("disposition", "")})
-    rows.sort(key=lambda r: (r["subsystem"], r["file"], r["template"], r["kind"]))
+                     "disposition": prev.get("disposition", ""), "function": func})
+    rows.sort(key=lambda r: (r["subsystem"], r["file"], r["template"], r["kind"], r["function"]))
     write_tsv(os.path.join(DATA, a.framework + ".tsv"), rows, a.framework)
     print("%d strings from %d releases (%s)" % (len(rows), len(order), ", ".join(order)),
           file=sys.stderr)
@@ -958,11 +1104,18 @@ reads yet). The test
 matched by the signals that claim it, and that every signal whose `source` names a scanned file
 matches at least one message of that file (docs/reference-format.md, "source").
 
+Rows of kind `bare-assert` and `bare-raise` hold no message: an `assert cond` without one, or a
+`raise X` whose text is not given there, reaches a user's log only as the traceback's last frame,
+the source line Python prints under it and the bare exception name. Their template is that source
+line, judged like any message (a signal that reads the source line claims it), and the gap list
+names the function it is in.
+
 The releases scanned are those whose source could be had: PyTorch 1.13.1 and 2.6.0 (Debian's
-source packages) and a snapshot of its main branch from March 2025 (2.7.0a0); NCCL at the last
-patch of every minor release from 2.4 to 2.30. "first..last" is therefore the first and last
-scanned release where a message exists unchanged, not the exact release that introduced or
-removed it.
+source packages), a snapshot of its main branch from March 2025 (2.7.0a0), and 2.0.0 and 2.4.0 as
+a vendor's port of those releases carries them (MetaX's mcPytorch; the files the port changed,
+those that name its hardware, left out); NCCL at the last patch of every minor release from 2.4
+to 2.30. "first..last" is therefore the first and last scanned release where a message exists
+unchanged, not the exact release that introduced or removed it.
 """
 
 DOC_HOWTO = """
@@ -975,11 +1128,15 @@ DOC_HOWTO = """
    a tag (`GITDIR@TAG`), then
    `python3 tools/source_strings.py extract <framework> --release 2.6.0=DIR --release ...`.
    Python files are read with `ast` (`raise`, `assert ..., msg`, `warnings.warn`, `logger.*`,
-   `torch._check`, `_log_and_throw`, with f-strings, `%`, `.format` and local message variables
+   `torch._check`, `_log_and_throw`, Megatron's `log_single_rank`, with f-strings, `%`, `.format` and local message variables
    turned into templates); C and C++ files with a small scanner (`TORCH_CHECK*`,
    `TORCH_INTERNAL_ASSERT`, `C10_THROW_ERROR`, `TORCH_WARN*`, `C10D_*` logging, `LOG(...) <<`
    streams, `fmt::format`, `c10::str`, `throw X(...)`, NCCL's `WARN`/`INFO` printf formats).
+   An `assert` with no message and a `raise X` with no argument are rows of their own
+   (`bare-assert`, `bare-raise`: the source line, with the function in the last column).
    A row whose template holds fewer than 8 letters of literal text is dropped.
+   `--add` keeps the rows already in the data file (releases scanned before whose trees are no
+   longer at hand) and adds what the releases given hold.
    Messages the source assembles across statements or functions (a stream written in pieces,
    a prefix added by a caller) are recorded by hand in `<framework>.manual` (same columns, with
    a note) and merged in.
@@ -1015,6 +1172,9 @@ def cmd_doc(a):
                "| framework | releases scanned | strings | covered | not a training failure | gap |",
                "|---|---|---:|---:|---:|---:|"]
     detail = []
+    bare = ["", "## Message-less asserts and bare raises", "",
+            "| framework | rows | covered | not a training failure | gap |",
+            "|---|---:|---:|---:|---:|"]
     for name in tsvs:
         fw = name[:-4]
         rows = read_tsv(os.path.join(DATA, name))
@@ -1038,6 +1198,14 @@ def cmd_doc(a):
                 s["gaps"].append(r)
         summary.append("| %s | %s | %d | %d | %d | %d |" % (
             fw, ", ".join(rels), len(rows), tot["ref"], tot["not-training-failure"], tot["gap"]))
+        btot = {"n": 0, "ref": 0, "not-training-failure": 0, "gap": 0}
+        for r in rows:
+            if r["kind"].startswith("bare-"):
+                btot["n"] += 1
+                btot[r["disposition"].split(":")[0]] += 1
+        if btot["n"]:
+            bare.append("| %s | %d | %d | %d | %d |" % (fw, btot["n"], btot["ref"],
+                                                       btot["not-training-failure"], btot["gap"]))
         detail += ["", "## %s" % fw, "",
                    "| subsystem | strings | covered | not a training failure | gap |",
                    "|---|---:|---:|---:|---:|"]
@@ -1065,11 +1233,13 @@ def cmd_doc(a):
                     if len(tpl) > 140:
                         tpl = tpl[:137] + "..."
                     note = r["disposition"].split(":", 1)[1].strip()
+                    where = os.path.basename(r["file"])
+                    if r.get("function"):
+                        where += ", in " + r["function"]
                     detail.append("- `%s` (%s, %s..%s): %s" % (
-                        tpl.replace("`", "'"), os.path.basename(r["file"]), r["first"], r["last"],
-                        note))
+                        tpl.replace("`", "'"), where, r["first"], r["last"], note))
                 detail.append("")
-    text = "\n".join(lines + summary + detail).rstrip() + "\n" + DOC_HOWTO
+    text = "\n".join(lines + summary + bare + detail).rstrip() + "\n" + DOC_HOWTO
     out = os.path.join(ROOT, "docs", "coverage.md")
     if a.check:
         with open(out, encoding="utf-8") as f:
@@ -1089,6 +1259,8 @@ def main():
     e = sub.add_parser("extract")
     e.add_argument("framework")
     e.add_argument("--release", action="append", required=True, help="LABEL=TREE")
+    e.add_argument("--add", action="store_true", help="keep the rows already in the data file")
+    e.add_argument("--skip-marked", help="leave out files whose text matches this regex")
     j = sub.add_parser("judge")
     j.add_argument("framework")
     j.add_argument("--ddx-cover", default=os.path.join(ROOT, "build", "ddx-cover"))
