@@ -17,6 +17,8 @@
  *     (the failure-lines reading);
  *   - the launcher's record of a failed rank (torchelastic's root-cause entry, its agent,
  *     srun), when there is no exception at all;
+ *   - the first echo or launcher's wrapper that no rank printed (a KeyboardInterrupt, a
+ *     CalledProcessError pasted alone);
  *   - a hang, when nothing else shows a failure: a stack dump of a live process (py-spy,
  *     faulthandler: people take one of a job that stopped moving), or a note in the log that its
  *     output stopped or the job froze. A log that simply ends is not one: healthy excerpts end
@@ -54,6 +56,7 @@ static const char *const echoes[] = {
     "KeyboardInterrupt",                                  /* the launcher's SIGINT to its workers */
     "ActorDiedError",                                     /* Ray: another process died */
     "RayActorError",
+    "RayTaskError", /* Ray's wrapper of a task's exception, whose traceback follows */
 };
 
 int dx_unrec_is_echo(const char *text, size_t len)
@@ -231,6 +234,13 @@ int dx_unrec_find(ddx_report *rep, dx_unrec **out)
     }
     if (!p.text) {
         p = launcher_record(rep, buf, sizeof buf);
+        echoed = p.text != NULL;
+    }
+    if (!p.text) {
+        /* an echo or a launcher's wrapper that no rank printed (an excerpt pasted without the
+         * launcher's prefixes), after the launcher's own record of the rank */
+        p.text = dx_exception_unranked_first(jm, &p.seq);
+        p.rank = -1;
         echoed = p.text != NULL;
     }
     if (!p.text)

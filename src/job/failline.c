@@ -3,7 +3,12 @@
  * Reading:
  *   failure-lines  each job's first line that states a failure in a form other than a Python
  *                  exception line: a logger's ERROR record (Ray's, DeepSpeed's), argparse's
- *                  "PROG: error: ...", ssh refusing a launcher's connection, torch's "NCCL error
+ *                  "PROG: error: ...", a native library's record of a failed system call with
+ *                  its errno ("tcp_socket.cc: 69: Failed bind on ..., errno=99"), a process
+ *                  manager's or IDE's record of a process that exited non-zero (Open MPI,
+ *                  MPICH's Hydra, PyCharm's "Process finished with exit code 1"), Hydra's
+ *                  "Error executing job with overrides", Ray's record of a worker or actor that
+ *                  died, c10::Error's "Exception raised from ..." header, ssh refusing a launcher's connection, torch's "NCCL error
  *                  in: FILE:LINE, ..." printed without its exception class, an NCCL WARN line
  *                  (less the optional libraries NCCL warns it could not open, which healthy runs
  *                  print); and a stall: a note that the output stopped or the job froze ("[no
@@ -22,6 +27,12 @@ enum {
     FL_NCCL_ERROR,
     FL_NCCL_WARN,
     FL_STATE_DICT,
+    FL_NATIVE_ERRNO,
+    FL_MPI_EXIT,
+    FL_IDE_EXIT,
+    FL_HYDRA,
+    FL_RAY_DIED,
+    FL_C10_RAISED,
     FL_STALL
 };
 
@@ -66,6 +77,63 @@ static const dx_signal fl_patterns[] = {
                        "\"Unexpected key(s) in state_dict: ...\"), torch 1.x to 2.x: the body "
                        "of the RuntimeError, often pasted without its first line",
                        0},
+    [FL_NATIVE_ERRNO] = {"job-failline-native-errno", DX_ROLE_NOISE, 0,
+                         "^(?:\\[[\\d:. -]+\\] ?)?[\\w./-]+\\.(?:cc|cpp|cxx|c|cu|h|hpp): ?\\d+:? "
+                         "[^\\n]*\\b(?:[Ff]ailed|[Cc]annot|[Uu]nable to|[Cc]ould not)\\b"
+                         "[^\\n]*(?:\\berrno\\b|\\berror: )",
+                         "a native library's own log record, opened by its source file and line "
+                         "(dmlc-core's LOG: \"[time] FILE:LINE: \"), that reports a failed system "
+                         "call with the system's reason: DGL src/rpc/network/tcp_socket.cc "
+                         "(\"Failed bind on IP:PORT, errno=N\" in the 0.4 releases, \"Failed bind "
+                         "on IP:PORT , error: STRERROR\" later, the same for connect and listen); "
+                         "torch's c10d warnings (\"[W socket.cpp:N] ... (errno: 99 - ...)\"), "
+                         "which healthy runs print while they retry, open with a severity, not a "
+                         "file",
+                         0},
+    [FL_MPI_EXIT] = {"job-failline-mpi-exit", DX_ROLE_NOISE, 0,
+                     "\\b(?:mpirun|mpiexec|prterun|prte) detected that one or more processes "
+                     "exited with non-zero status|^Primary job +terminated normally, but \\d+ "
+                     "process(?:es)? returned|\\bBAD TERMINATION OF ONE OF YOUR APPLICATION "
+                     "PROCESSES\\b",
+                     "Open MPI's help texts for a rank that exited non-zero (orte/tools/orterun "
+                     "help-orterun.txt and errmgr's help-errmgr-base.txt, 1.x to 4.x: \"mpirun "
+                     "detected that one or more processes exited with non-zero status, thus "
+                     "causing ...\", \"Primary job  terminated normally, but 1 process returned "
+                     "...\"; prterun's in 5.x), and MPICH's Hydra process manager (Intel MPI's "
+                     "too): \"=   BAD TERMINATION OF ONE OF YOUR APPLICATION PROCESSES\"",
+                     0},
+    [FL_IDE_EXIT] = {"job-failline-ide-exit", DX_ROLE_NOISE, 0,
+                     "^Process finished with exit code (?:-\\d+|[1-9]\\d*)\\b",
+                     "the last line JetBrains IDEs' run console (PyCharm) prints under a script "
+                     "that ended: \"Process finished with exit code N\"; 0 is a clean end, any "
+                     "other code (a negative one for a Windows status, 137 or 139 for a signal) "
+                     "a failed run, often pasted alone above a cut traceback",
+                     0},
+    [FL_HYDRA] = {"job-failline-hydra", DX_ROLE_NOISE, 0,
+                  "^Error executing job with overrides: \\[",
+                  "hydra/core/utils.py (JobReturn.return_value: \"Error executing job with "
+                  "overrides: {overrides}\" to stderr before it re-raises the task function's "
+                  "exception), Hydra 1.1 to 1.3; with HYDRA_FULL_ERROR unset the traceback that "
+                  "follows is shortened, and posters often keep only this line",
+                  0},
+    [FL_RAY_DIED] = {"job-failline-ray-died", DX_ROLE_NOISE, 0,
+                     "\\bA worker died or was killed while executing a task by an unexpected "
+                     "system error\\b|\\bThe actor died unexpectedly before finishing this "
+                     "task\\b",
+                     "Ray 2.x: the raylet's record of a worker process that died under a task "
+                     "(src/ray/raylet/node_manager.cc, \"(raylet) A worker died or was killed "
+                     "while executing a task by an unexpected system error. ...\") and the body "
+                     "of ActorDiedError (python/ray/exceptions.py, \"The actor died unexpectedly "
+                     "before finishing this task.\"), printed without the exception's class by "
+                     "Ray Train and Tune",
+                     0},
+    [FL_C10_RAISED] = {"job-failline-c10-raised", DX_ROLE_NOISE, 0,
+                       "\\bException raised from \\S+ at \\S+:\\d+ \\(most recent call first\\)",
+                       "c10/util/Exception.cpp (c10::Error's backtrace header: \"Exception raised "
+                       "from FUNCTION at FILE:LINE (most recent call first):\"), torch 1.6 to 2.x: "
+                       "a C++ exception was thrown, its message cut above it or printed on "
+                       "another rank's stream",
+                       0},
     [FL_STALL] = {"job-failline-stall", DX_ROLE_NOISE, 0,
                   "^[\\s\\[(<>#*_-]*(?:\\[\\w+\\]:? )?(?:no (?:further|more) output\\b|nothing "
                   "(?:more|else) (?:is )?(?:printed|logged)\\b|(?:then )?(?:the )?`?[\\w.()]+`? "
@@ -103,7 +171,9 @@ static const char *const benign_warns[] = {
 static const dx_reading_fact fl_facts[] = {
     {"job.failure_line", "string",
      "the first line stating a failure that is not a Python exception line (a logger's ERROR "
-     "record, argparse's error, ssh refusing a launcher, torch's NCCL error text, an NCCL WARN)"},
+     "record, argparse's error, ssh refusing a launcher, a native library's failed system call, "
+     "a process manager's or IDE's record of a non-zero exit, Hydra's and Ray's failure records, "
+     "c10's exception header, torch's NCCL error text, an NCCL WARN)"},
     {"job.failure_line_rank", "int", "the rank whose output holds job.failure_line, when known"},
     {"job.stall_note", "string",
      "a note in the log that its output stopped or the job froze (a hang prints no line of its "

@@ -20,19 +20,23 @@
 
 /* ==== exceptions ============================================================================ */
 
-/* the last line of a Python traceback: "SomeError: message" */
+/* the last line of a Python traceback: "SomeError: message", and Ray's repr of a task's
+ * failure: "ray.exceptions.RayTaskError(KeyError): ray::Actor.method() (pid=...)" */
 static const dx_signal ex_patterns[] = {
     {"job-exception", DX_ROLE_NOISE, 0,
-     "^(?<exc>[A-Za-z_][\\w.]*(?:Error|Exception|Interrupt))(?:: |$)", "CPython traceback format",
+     "^(?<exc>[A-Za-z_][\\w.]*(?:Error|Exception|Interrupt))(?:\\([\\w.]+\\))?(?:: |$)",
+     "CPython traceback format; Ray's RayTaskError names the task's exception class in "
+     "parentheses (python/ray/exceptions.py, RayTaskError.make_dual_exception_type, Ray 1.x to "
+     "2.x)",
      0},
 };
 
 typedef struct ex_state {
     int unranked; /* exception lines not attributed to any rank */
     int workers;  /* exception lines other than the launchers' own */
-    /* the first original exception line not attributed to any rank, and where */
-    char *unranked_original;
-    uint64_t unranked_original_seq;
+    /* the first exception line not attributed to any rank, and the first original one */
+    char *unranked_first, *unranked_original;
+    uint64_t unranked_first_seq, unranked_original_seq;
     uint64_t last_seq; /* where the latest exception line was */
 } ex_state;
 
@@ -45,7 +49,12 @@ typedef struct ex_rank {
 
 const dx_reading dx_reading_exceptions;
 
-static void ex_fini(void *st) { dx_free(((ex_state *)st)->unranked_original); }
+static void ex_fini(void *stp)
+{
+    ex_state *st = stp;
+    dx_free(st->unranked_first);
+    dx_free(st->unranked_original);
+}
 
 static void ex_rank_fini(void *rs)
 {
@@ -81,10 +90,11 @@ static int ex_hit(dx_job_model *jm, void *stp, size_t row, const dx_hit *h)
         st->last_seq = h->seq;
     ex_rank *x = dx_job_rstate(jm, &dx_reading_exceptions, h->rank, 1);
     size_t n = h->len > 200 ? 200 : h->len;
-    if (x && !x->first) {
-        if (!(x->first = dx_strndup(h->text, n)))
+    char **first = x ? &x->first : &st->unranked_first;
+    if (!*first) {
+        if (!(*first = dx_strndup(h->text, n)))
             return DDX_ENOMEM;
-        x->first_seq = h->seq;
+        *(x ? &x->first_seq : &st->unranked_first_seq) = h->seq;
     }
     /* the first exception that is the rank's own, not an echo of another's failure (one
      * without a rank is kept apart) */
@@ -118,6 +128,13 @@ const char *dx_exception_unranked_original(const dx_job_model *jm, uint64_t *seq
     const ex_state *st = dx_job_state(jm, &dx_reading_exceptions);
     *seq = st->unranked_original_seq;
     return st->unranked_original;
+}
+
+const char *dx_exception_unranked_first(const dx_job_model *jm, uint64_t *seq)
+{
+    const ex_state *st = dx_job_state(jm, &dx_reading_exceptions);
+    *seq = st->unranked_first_seq;
+    return st->unranked_first;
 }
 
 uint64_t dx_exception_last_seq(const dx_job_model *jm)

@@ -14,6 +14,8 @@ DX_HIDDEN const char *dx_exception_original(const dx_job_model *jm, const dx_ran
 /* The first original exception line not attributed to any rank (NULL none), and where; where
  * the latest exception line of any kind was (0 none). */
 DX_HIDDEN const char *dx_exception_unranked_original(const dx_job_model *jm, uint64_t *seq);
+/* The first exception line of any kind not attributed to any rank (NULL none), and where. */
+DX_HIDDEN const char *dx_exception_unranked_first(const dx_job_model *jm, uint64_t *seq);
 DX_HIDDEN uint64_t dx_exception_last_seq(const dx_job_model *jm);
 /* Exception lines not attributed to any rank, and those other than the launchers' own. */
 DX_HIDDEN int dx_exception_unranked(const dx_job_model *jm);

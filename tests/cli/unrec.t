@@ -133,3 +133,47 @@ $ diagnose --json tests/data/unrec/negative-device-index.log
 ? 1
 > "diagnoses": []
 > "exception": "RuntimeError",
+
+# Logs with no exception class that still state a failure. DeepSpeed's slot refusal retyped by
+# its reporter (no quotes, the verb misspelt) is the launcher's slot check; the copy of a module
+# to its device_ids ("All tensors must be on devices[0]: 0", quoted in a sentence) is DDP's
+# device placement check; DGL's native record of a failed bind with its errno is named as an
+# unrecognised failure.
+$ diagnose tests/firstlook/batch-1b/launch-003/log.txt
+? 1
+> deepspeed-launcher-slot-not-found
+$ diagnose tests/firstlook/batch-4b/ddp-001/log.txt
+? 1
+> ddp-setup-error
+$ diagnose --json tests/firstlook/batch-4a/mx-001/log.txt
+? 1
+> "diagnoses": []
+> "text": "/opt/dgl/src/rpc/network/tcp_socket.cc: 69: Failed bind on xxx.xx.xx.xxx:xxxx(ip+port), errno=99",
+
+# The same replicate check in its older, lower-case wording (constructed: a torch 1.x traceback
+# of DDP's single-process multi-device mode, the frames as replicate.py and comm.py print them).
+$ diagnose tests/data/unrec/ddp-replicate-old.log
+? 1
+> ddp-setup-error
+< Unrecognised failure
+
+# Only a launcher's wrapper, printed without any rank's prefix (an excerpt that kept the last
+# line alone): named, not as the rank's own failure, and no rank is blamed.
+$ diagnose --json tests/data/unrec/unranked-wrapper.log
+? 1
+> "exception": "CalledProcessError",
+> "original": false,
+> "culprit_rank": null,
+> "line": 4,
+
+# Ray's repr of a task's failure ("RayTaskError(KeyError): ray::...") is an exception line and a
+# wrapper: the task's own exception below it is the root; cut above it, the wrapper is named as
+# an echo (constructed from Ray's format, python/ray/exceptions.py).
+$ diagnose --json tests/data/unrec/ray-task-error.log
+? 1
+> "text": "KeyError: 'input_ids'",
+> "original": true,
+$ diagnose --json tests/data/unrec/ray-task-error-cut.log
+? 1
+> "exception": "RayTaskError",
+> "original": false,
