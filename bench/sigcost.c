@@ -7,7 +7,10 @@
  * with it, which says which patterns are expensive to scan for at all (a leading class, a short or
  * common literal, a wide repeat) whatever their candidates. Prints the rows by cost, worst first:
  *
- *   ddx-sigcost [--solo] [--top N] LOG
+ *   ddx-sigcost [--solo] [--split] [--top N] LOG
+ *
+ * With --split it also times the scan with parts of the database compiled alone (the signals
+ * that go in as literals, those that go in as patterns; references, facts, job rows).
  *
  * Not part of ddx; built beside it for the benchmark (bench/README.md).
  */
@@ -17,6 +20,7 @@
 #include <time.h>
 
 #include "input.h"
+#include "job.h"
 #include "kb.h"
 #include "match.h"
 #include "norm.h"
@@ -124,6 +128,117 @@ static void solo(ctx *c)
     }
 }
 
+/* The CPU time of scanning the sample with the database of the signals keep() accepts, compiled
+ * alone (best of five), and how many candidates it proposes. */
+static double part_scan(ctx *c, int (*keep)(const ddx_kb *, size_t), size_t *nsig, uint64_t *nc)
+{
+    const ddx_kb *kb = c->kb;
+    const dx_signal **sub = dx_calloc(kb->nsig ? kb->nsig : 1, sizeof *sub);
+    double best = -1;
+    *nsig = 0;
+    *nc = 0;
+    for (size_t s = 0; sub && s < kb->nsig; s++)
+        if (keep(kb, s))
+            sub[(*nsig)++] = kb->sigs[s];
+    dx_matcher *m = NULL;
+    dx_scan *sc = NULL;
+    ddx_error err = {0};
+    if (sub && *nsig && !dx_matcher_new(&m, sub, NULL, *nsig, NULL, 0, &err) &&
+        !dx_scan_new(&sc, m, &err))
+        for (int run = 0; run < 5; run++) {
+            const dx_cand *cands;
+            size_t n = 0;
+            double t0 = now();
+            if (dx_scan_chunk(sc, c->sample, c->nsample, &cands, &n, &err))
+                break;
+            double t = now() - t0;
+            best = best < 0 || t < best ? t : best;
+            *nc = n;
+        }
+    dx_scan_free(sc);
+    dx_matcher_free(m);
+    dx_free(sub);
+    return best;
+}
+
+static int is_literal(const ddx_kb *kb, size_t s)
+{
+    dx_buf b = {0};
+    int n = dx_pattern_literals(kb->sigs[s]->pattern, kb->sigs[s]->caseless, &b);
+    dx_buf_fini(&b);
+    return n > 0;
+}
+
+static int job_prefiltered(size_t s, const ddx_kb *kb)
+{
+    size_t nj = dx_job_extractor_count(), first = kb->nsig - nj;
+    return s >= first && dx_job_extractor_prefilter(s - first);
+}
+
+static int part_all(const ddx_kb *kb, size_t s) { return !job_prefiltered(s, kb); }
+static int part_literal(const ddx_kb *kb, size_t s)
+{
+    return !job_prefiltered(s, kb) && is_literal(kb, s);
+}
+static int part_pattern(const ddx_kb *kb, size_t s)
+{
+    return !job_prefiltered(s, kb) && !is_literal(kb, s);
+}
+static int part_refs(const ddx_kb *kb, size_t s)
+{
+    return kb->sig_ref[s] != DX_SIG_FACT && kb->sig_ref[s] != DX_SIG_JOB;
+}
+static int part_facts(const ddx_kb *kb, size_t s) { return kb->sig_ref[s] == DX_SIG_FACT; }
+static int part_job(const ddx_kb *kb, size_t s)
+{
+    return kb->sig_ref[s] == DX_SIG_JOB && !job_prefiltered(s, kb);
+}
+
+static size_t left_out = SIZE_MAX; /* the signal part_pattern_but leaves out */
+static int part_pattern_but(const ddx_kb *kb, size_t s)
+{
+    return s != left_out && part_pattern(kb, s);
+}
+
+/* The database's parts, each compiled alone: where the scan's time goes between the signals
+ * that go in as literals and those that go in as patterns, and between references, facts and
+ * the job model's rows. */
+static void split(ctx *c)
+{
+    static const struct {
+        const char *name;
+        int (*keep)(const ddx_kb *, size_t);
+    } parts[] = {{"all (as ddx scans)", part_all},
+                 {"literal signals", part_literal},
+                 {"pattern signals", part_pattern},
+                 {"references", part_refs},
+                 {"facts", part_facts},
+                 {"job rows", part_job}};
+    printf("scan of the first %.1f MB by parts of the database (CPU, best of 5):\n",
+           c->nsample / 1e6);
+    for (size_t i = 0; i < DX_ARRAY_LEN(parts); i++) {
+        size_t n;
+        uint64_t nc;
+        double t = part_scan(c, parts[i].keep, &n, &nc);
+        printf("  %-20s %5zu signals %8.1f ms %9llu candidates\n", parts[i].name, n, t * 1e3,
+               (unsigned long long)nc);
+    }
+    /* each pattern signal's share: the pattern part's time without it */
+    size_t n;
+    uint64_t nc;
+    double all = part_scan(c, part_pattern, &n, &nc);
+    printf("the pattern signals, each left out of their part (%.1f ms with all):\n", all * 1e3);
+    for (size_t s = 0; s < c->kb->nsig; s++) {
+        if (!part_pattern(c->kb, s))
+            continue;
+        left_out = s;
+        double t = part_scan(c, part_pattern_but, &n, &nc);
+        printf("  %8.1f ms less without %-40s %.90s\n", (all - t) * 1e3, c->kb->sigs[s]->id,
+               c->kb->sigs[s]->pattern);
+    }
+    left_out = SIZE_MAX;
+}
+
 static int by_cost(const void *a, const void *b)
 {
     const row *x = a, *y = b;
@@ -145,19 +260,21 @@ static const char *owner(const ddx_kb *kb, size_t s)
 
 int main(int argc, char **argv)
 {
-    int want_solo = 0;
+    int want_solo = 0, want_split = 0;
     long top = 40;
     const char *path = NULL;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--solo"))
             want_solo = 1;
+        else if (!strcmp(argv[i], "--split"))
+            want_split = 1;
         else if (!strcmp(argv[i], "--top") && i + 1 < argc)
             top = strtol(argv[++i], NULL, 10);
         else
             path = argv[i];
     }
     if (!path) {
-        fprintf(stderr, "usage: ddx-sigcost [--solo] [--top N] LOG\n");
+        fprintf(stderr, "usage: ddx-sigcost [--solo] [--split] [--top N] LOG\n");
         return 2;
     }
     ddx_kb *kb = NULL;
@@ -183,6 +300,8 @@ int main(int argc, char **argv)
     }
     if (want_solo)
         solo(&c);
+    if (want_split)
+        split(&c);
     double confirm = 0;
     for (size_t s = 0; s < kb->nsig; s++)
         confirm += c.rows[s].confirm_s;

@@ -69,11 +69,23 @@ static size_t some_digits(const char *s, size_t n, size_t i, size_t max, long *v
     return j - i;
 }
 
+/* The length of the literal lit when s[i..] starts with it, else 0 (lit is never empty). A
+ * byte loop: the literals are a few bytes long and most lines differ at the first one, so this
+ * costs less than strlen and memcmp, which every line would call. */
+static size_t lit_at(const char *s, size_t n, size_t i, const char *lit)
+{
+    if (i > n)
+        return 0;
+    size_t k = 0;
+    while (lit[k] && i + k < n && s[i + k] == lit[k])
+        k++;
+    return lit[k] ? 0 : k;
+}
+
 /* Does s[i..] start with the literal lit? */
 static bool has_at(const char *s, size_t n, size_t i, const char *lit)
 {
-    size_t k = strlen(lit);
-    return i <= n && n - i >= k && memcmp(s + i, lit, k) == 0;
+    return !*lit ? i <= n : lit_at(s, n, i, lit) != 0;
 }
 
 /* The same, ignoring ASCII case (lit in lower case). */
@@ -357,17 +369,16 @@ static void put_time(dx_attr *a, const dx_time *t)
 /* The recognisers                                                                          */
 /* ===================================================================================== */
 
-/* A rank in brackets at the line's start: OPEN, 1-7 digits, CLOSE; the length taken (with the
+/* A rank in brackets at the line's start: OPEN (o bytes), 1-7 digits, CLOSE (c bytes); the length taken (with the
  * one blank after it when blank is set), 0 when the line does not start so. */
-static size_t bracket_rank(const char *s, size_t n, dx_attr *a, const char *open, const char *close,
-                           int blank)
+static size_t bracket_rank(const char *s, size_t n, dx_attr *a, const char *open, size_t o,
+                           const char *close, size_t c, int blank)
 {
     long r;
-    size_t o = strlen(open), c = strlen(close);
-    if (!has_at(s, n, 0, open))
+    if (n < o + 1 + c || memcmp(s, open, o) != 0)
         return 0;
     size_t k = some_digits(s, n, o, 7, &r);
-    if (!k || !has_at(s, n, o + k, close))
+    if (!k || n - o - k < c || memcmp(s + o + k, close, c) != 0)
         return 0;
     put_rank(a, r);
     return blank ? one_blank(s, n, o + k + c) : o + k + c;
@@ -376,14 +387,14 @@ static size_t bracket_rank(const char *s, size_t n, dx_attr *a, const char *open
 /* torchrun --tee / log_line_prefix_template, global rank: "[rank3]:" (corpus ddp-012). */
 static size_t parse_torchrun_rank(const char *s, size_t n, dx_attr *a)
 {
-    return bracket_rank(s, n, a, "[rank", "]:", 1);
+    return bracket_rank(s, n, a, "[rank", 5, "]:", 2, 1);
 }
 
 /* Lightning's rank_prefixed_message: "[rank: 3] " (lightning/fabric/utilities/rank_zero.py), the
  * global rank, before the message of its rank-aware logging. */
 static size_t parse_lightning_rank(const char *s, size_t n, dx_attr *a)
 {
-    return bracket_rank(s, n, a, "[rank: ", "] ", 0);
+    return bracket_rank(s, n, a, "[rank: ", 7, "] ", 2, 0);
 }
 
 /* kubectl logs --prefix: "[pod/trainer-worker-0/pytorch] " (the pod, then the container); the
@@ -1149,12 +1160,15 @@ int dx_attrib_rank(const char *line, size_t n)
     if (i + 5 < n && line[i] == '[' && line[i + 1] == 'r' &&
         (parse_torchrun_rank(line + i, n - i, &a) || parse_lightning_rank(line + i, n - i, &a)))
         return a.rank;
-    if (memmem(line, n, "[rank: ", 7)) /* Lightning's, behind another prefix */
-        maybe = 1;
-    maybe |= i < n && is_digit(line[i]); /* srun's "3: " */
+    maybe = i < n && is_digit(line[i]); /* srun's "3: " */
     for (const char *c = memchr(line, ':', n); c && !maybe;
          c = memchr(c + 1, ':', (size_t)(line + n - c - 1)))
         maybe = c > line && (c[-1] == ']' || c[-1] == '>');
+    /* Lightning's, behind another prefix: looked for last, by its '[' (a line of figures has
+       few; a memmem for the whole text cost more than everything else here) */
+    for (const char *b = maybe ? NULL : memchr(line, '[', n); b && !maybe;
+         b = memchr(b + 1, '[', (size_t)(line + n - b - 1)))
+        maybe = (size_t)(line + n - b) >= 7 && !memcmp(b, "[rank: ", 7);
     if (!maybe)
         return -1;
     dx_attrib_line(line, n, &a);

@@ -33,22 +33,19 @@ static size_t rank_offset(size_t i)
     return off;
 }
 
-void *dx_job_state(const dx_job_model *jm, const dx_reading *rd)
-{
-    size_t i = index_of(rd);
-    return i < dx_nreadings && jm->state ? jm->state[i] : NULL;
-}
-
-/* Each reading's offset in a rank's block, found by its address: an open-addressing table made
- * once (dx_rank_priv runs several times a line). */
+/* Each reading's index and offset in a rank's block, found by its address: an open-addressing
+ * table made once (dx_rank_priv and dx_job_state run several times a line); and the readings
+ * that read every line or place lines, in registry order, so that a line visits only them. */
 #define RP_SLOTS 256 /* a power of two; the registry must fill at most half */
 
 static struct {
     const dx_reading *rd;
-    size_t off;
+    size_t off, idx;
 } rp_table[RP_SLOTS];
 static int rp_full; /* more readings than the table holds: walk the registry */
 static pthread_once_t rp_once = PTHREAD_ONCE_INIT;
+static uint8_t on_line_of[RP_SLOTS / 2], line_rank_of[RP_SLOTS / 2];
+static size_t n_on_line, n_line_rank;
 
 static size_t rp_slot(const dx_reading *rd)
 {
@@ -68,8 +65,32 @@ static void rp_build(void)
             k = (k + 1) & (RP_SLOTS - 1);
         rp_table[k].rd = dx_readings[i];
         rp_table[k].off = off;
+        rp_table[k].idx = i;
         off += ALIGN(dx_readings[i]->rank_size);
+        if (dx_readings[i]->on_line)
+            on_line_of[n_on_line++] = (uint8_t)i;
+        if (dx_readings[i]->line_rank)
+            line_rank_of[n_line_rank++] = (uint8_t)i;
     }
+}
+
+/* The slot of reading rd in rp_table, or -1 (the table is full, or rd is not registered). */
+static long rp_find(const dx_reading *rd)
+{
+    pthread_once(&rp_once, rp_build);
+    if (rp_full)
+        return -1;
+    for (size_t k = rp_slot(rd); rp_table[k].rd; k = (k + 1) & (RP_SLOTS - 1))
+        if (rp_table[k].rd == rd)
+            return (long)k;
+    return -1;
+}
+
+void *dx_job_state(const dx_job_model *jm, const dx_reading *rd)
+{
+    long k = rp_find(rd);
+    size_t i = k >= 0 ? rp_table[k].idx : index_of(rd);
+    return i < dx_nreadings && jm->state ? jm->state[i] : NULL;
 }
 
 void *dx_rank_priv(const dx_job_model *jm, const dx_rank *x, const dx_reading *rd)
@@ -77,15 +98,13 @@ void *dx_rank_priv(const dx_job_model *jm, const dx_rank *x, const dx_reading *r
     (void)jm;
     if (!x || !x->priv || !rd->rank_size)
         return NULL;
-    pthread_once(&rp_once, rp_build);
-    if (rp_full) {
-        size_t i = index_of(rd);
-        return i < dx_nreadings ? x->priv + rank_offset(i) : NULL;
-    }
-    for (size_t k = rp_slot(rd); rp_table[k].rd; k = (k + 1) & (RP_SLOTS - 1))
-        if (rp_table[k].rd == rd)
-            return x->priv + rp_table[k].off;
-    return NULL;
+    long k = rp_find(rd);
+    if (k >= 0)
+        return x->priv + rp_table[k].off;
+    if (!rp_full)
+        return NULL;
+    size_t i = index_of(rd);
+    return i < dx_nreadings ? x->priv + rank_offset(i) : NULL;
 }
 
 void *dx_job_rstate(dx_job_model *jm, const dx_reading *rd, int r, int create)
@@ -204,7 +223,10 @@ int dx_job_any_failure(dx_job_model *jm)
 int dx_job_line_rank(dx_job_model *jm, const dx_line *l)
 {
     int own = -1;
-    for (size_t i = 0; i < dx_nreadings; i++) {
+    pthread_once(&rp_once, rp_build);
+    size_t n = rp_full ? dx_nreadings : n_line_rank;
+    for (size_t k = 0; k < n; k++) {
+        size_t i = rp_full ? k : line_rank_of[k];
         const dx_reading *rd = dx_readings[i];
         int r = rd->line_rank ? rd->line_rank(jm, jm->state[i], l) : -1;
         if (own < 0 && r >= 0 && r < DX_JOB_MAX_RANK)
@@ -225,7 +247,10 @@ int dx_job_line(dx_job_model *jm, const dx_line *l)
         }
     } else if (l->rank >= 0 && l->rank < DX_JOB_MAX_RANK)
         return DDX_ENOMEM;
-    for (size_t i = 0; i < dx_nreadings; i++) {
+    pthread_once(&rp_once, rp_build);
+    size_t n = rp_full ? dx_nreadings : n_on_line;
+    for (size_t k = 0; k < n; k++) {
+        size_t i = rp_full ? k : on_line_of[k];
         const dx_reading *rd = dx_readings[i];
         int rc = rd->on_line ? rd->on_line(jm, jm->state[i], l) : DDX_OK;
         if (rc)

@@ -31,6 +31,8 @@ struct dx_matcher {
     uint32_t *native;
     dx_prefilter_fn *native_fn;
     size_t nnative;
+    /* [nsig] the signal's hand-written matcher (see "hand-written matchers"), NULL: PCRE2 */
+    const struct hand_matcher **hand;
 };
 
 struct dx_scan {
@@ -861,6 +863,124 @@ static int is_anchored(const char *p)
     return bs % 2 == 0;
 }
 
+/* ==== hand-written matchers ================================================================= */
+
+/* A pattern that PCRE2 would confirm on most lines of a job (a trainer's step line) is matched
+ * by hand instead: the function finds exactly the match PCRE2 finds (the leftmost, with the
+ * same groups: PCRE2's semantics for that pattern, without UTF or UCP, the default character
+ * tables), and is used only for a signal whose pattern is that text, byte for byte, and not
+ * caseless; any other pattern, or this one changed, goes to PCRE2. The unit test compares both
+ * on generated lines (test_match.c). The PCRE2 code is still compiled, for the group names. */
+typedef struct hand_matcher {
+    const char *pattern;
+    /* the match in line[0..len): 1 and the groups' offsets (start, end; group 0 first) in
+       ov[0..2*pairs), or 0 */
+    int (*match)(const char *line, size_t len, uint32_t *ov);
+    size_t pairs;
+} hand_matcher;
+
+static int is_space_c(unsigned char c) { return c == ' ' || (c >= '\t' && c <= '\r'); }
+static int is_digit_c(unsigned char c) { return c >= '0' && c <= '9'; }
+static int is_word_c(unsigned char c)
+{
+    return is_digit_c(c) || ((c | 0x20) >= 'a' && (c | 0x20) <= 'z') || c == '_';
+}
+
+static size_t skip_spaces(const char *s, size_t n, size_t j)
+{
+    while (j < n && is_space_c((unsigned char)s[j]))
+        j++;
+    return j;
+}
+
+/* The step row's tail from s[j], after its word: \s*[:=]?\s*\[?\s*(\d+)\s*\/\s*(\d+)\b. Each
+ * part takes a class no neighbour takes, so the greedy reading is the only one: backtracking
+ * finds no other. */
+static int step_tail(const char *s, size_t n, size_t j, uint32_t *ov)
+{
+    j = skip_spaces(s, n, j);
+    if (j < n && (s[j] == ':' || s[j] == '='))
+        j++;
+    j = skip_spaces(s, n, j);
+    if (j < n && s[j] == '[')
+        j++;
+    j = skip_spaces(s, n, j);
+    size_t a = j;
+    while (j < n && is_digit_c((unsigned char)s[j]))
+        j++;
+    size_t b = j;
+    j = skip_spaces(s, n, j);
+    if (a == b || j >= n || s[j] != '/')
+        return 0;
+    size_t c = j = skip_spaces(s, n, j + 1);
+    while (j < n && is_digit_c((unsigned char)s[j]))
+        j++;
+    if (j == c || (j < n && is_word_c((unsigned char)s[j])))
+        return 0;
+    ov[1] = (uint32_t)j;
+    ov[2] = (uint32_t)a;
+    ov[3] = (uint32_t)b;
+    ov[4] = (uint32_t)c;
+    ov[5] = (uint32_t)j;
+    return 1;
+}
+
+/* The step row's word at s[i] (\b before it, then [Ss]tep, [Ii]ter(?:ation)? or [Bb]atch), then
+ * its tail; k is the byte of the word that is its first 't' (1, or 2 for batch). */
+static int step_at(const char *s, size_t n, size_t i, size_t k, uint32_t *ov)
+{
+    unsigned char c = (unsigned char)s[i];
+    if (i && is_word_c((unsigned char)s[i - 1]))
+        return 0; /* no word boundary before it */
+    if (k == 2)
+        return (c == 'B' || c == 'b') && i + 5 <= n && !memcmp(s + i + 1, "atch", 4) &&
+               step_tail(s, n, i + 5, ov);
+    if (i + 4 > n)
+        return 0;
+    if (c == 'S' || c == 's')
+        return !memcmp(s + i + 1, "tep", 3) && step_tail(s, n, i + 4, ov);
+    if (c == 'I' || c == 'i')
+        return !memcmp(s + i + 1, "ter", 3) &&
+               ((i + 9 <= n && !memcmp(s + i + 4, "ation", 5) && step_tail(s, n, i + 9, ov)) ||
+                step_tail(s, n, i + 4, ov));
+    return 0;
+}
+
+/* \b(?:[Ss]tep|[Ii]ter(?:ation)?|[Bb]atch), then the tail, at the leftmost start that matches.
+ * Every word holds a 't', second (step, iter) or third (batch): each 't' in turn names the two
+ * starts it can belong to, the batch one first, so the starts are tried from the left. */
+static int step_match(const char *s, size_t n, uint32_t *ov)
+{
+    if (n >= UINT32_MAX || n < 4)
+        return 0;
+    for (const char *t = memchr(s + 1, 't', n - 1); t;
+         t = memchr(t + 1, 't', (size_t)(s + n - t - 1))) {
+        size_t p = (size_t)(t - s);
+        if (p >= 2 && step_at(s, n, p - 2, 2, ov)) {
+            ov[0] = (uint32_t)(p - 2);
+            return 1;
+        }
+        if (step_at(s, n, p - 1, 1, ov)) {
+            ov[0] = (uint32_t)(p - 1);
+            return 1;
+        }
+    }
+    return 0;
+}
+
+static const hand_matcher hand_matchers[] = {
+    {"\\b(?:[Ss]tep|[Ii]ter(?:ation)?|[Bb]atch)\\s*[:=]?\\s*\\[?\\s*(?<n>\\d+)\\s*/\\s*(?<m>\\d+)\\b",
+     step_match, 3},
+};
+
+static const hand_matcher *hand_for(const dx_signal *sg)
+{
+    for (size_t k = 0; k < DX_ARRAY_LEN(hand_matchers) && !sg->caseless; k++)
+        if (!strcmp(sg->pattern, hand_matchers[k].pattern))
+            return &hand_matchers[k];
+    return NULL;
+}
+
 int dx_matcher_new(dx_matcher **out, const dx_signal *const *sigs, const dx_prefilter_fn *pre,
                    size_t nsig, const unsigned char *hsdb, size_t hsdb_len, ddx_error *err)
 {
@@ -872,12 +992,14 @@ int dx_matcher_new(dx_matcher **out, const dx_signal *const *sigs, const dx_pref
     m->re = dx_calloc(nsig ? nsig : 1, sizeof *m->re);
     m->re_bad = dx_calloc(nsig ? nsig : 1, sizeof *m->re_bad);
     m->anchored = dx_calloc(nsig ? nsig : 1, 1);
-    if (!m->re || !m->re_bad || !m->anchored) {
+    m->hand = dx_calloc(nsig ? nsig : 1, sizeof *m->hand);
+    if (!m->re || !m->re_bad || !m->anchored || !m->hand) {
         dx_matcher_free(m);
         return dx_err(err, DDX_ENOMEM, "out of memory");
     }
     for (size_t i = 0; i < nsig; i++) {
         m->anchored[i] = is_anchored(sigs[i]->pattern);
+        m->hand[i] = hand_for(sigs[i]);
         m->nnative += pre && pre[i];
     }
     if (m->nnative && (!(m->native = dx_calloc(m->nnative, sizeof *m->native)) ||
@@ -928,6 +1050,7 @@ void dx_matcher_free(dx_matcher *m)
     dx_free(m->re);
     dx_free(m->re_bad);
     dx_free(m->anchored);
+    dx_free(m->hand);
     dx_free(m->native);
     dx_free(m->native_fn);
     dx_free(m);
@@ -1068,13 +1191,19 @@ static void sort_cands(dx_cand *c, size_t n)
 /* The candidates of the signals with a prefilter of their own: every line of data[0..len) the
  * test accepts (a superset of the lines the pattern matches within, as Vectorscan's prefilter
  * would give; PCRE2 confirms both alike). */
-static int native_cands(dx_scan *s, const char *data, size_t len)
+static int native_cands(dx_scan *s, const char *data, size_t len, const uint32_t *lines,
+                        size_t nlines)
 {
     const dx_matcher *m = s->m;
     size_t nvs = s->ncands; /* Vectorscan's, sorted */
-    for (size_t off = 0; off < len;) {
-        const char *nl = memchr(data + off, '\n', len - off);
-        size_t end = nl ? (size_t)(nl - data) : len;
+    for (size_t off = 0, li = 0; off < len; li++) {
+        size_t end;
+        if (lines) /* the caller's index: line li ends where line li + 1 starts, less one */
+            end = li < nlines && lines[li + 1] <= len ? lines[li + 1] - 1 : len;
+        else {
+            const char *nl = memchr(data + off, '\n', len - off);
+            end = nl ? (size_t)(nl - data) : len;
+        }
         for (size_t k = 0; k < m->nnative; k++) {
             uint32_t sig = m->native[k];
             if (!m->native_fn[k](data + off, end - off))
@@ -1107,6 +1236,12 @@ static int native_cands(dx_scan *s, const char *data, size_t len)
 int dx_scan_chunk(dx_scan *s, const char *data, size_t len, const dx_cand **cands, size_t *ncands,
                   ddx_error *err)
 {
+    return dx_scan_chunk_lines(s, data, len, NULL, 0, cands, ncands, err);
+}
+
+int dx_scan_chunk_lines(dx_scan *s, const char *data, size_t len, const uint32_t *lines,
+                        size_t nlines, const dx_cand **cands, size_t *ncands, ddx_error *err)
+{
     s->ncands = 0;
     *cands = s->cands;
     *ncands = 0;
@@ -1130,7 +1265,7 @@ int dx_scan_chunk(dx_scan *s, const char *data, size_t len, const dx_cand **cand
         off += n;
     }
     sort_cands(s->cands, s->ncands);
-    if (s->m->nnative && native_cands(s, data, len))
+    if (s->m->nnative && native_cands(s, data, len, lines, nlines))
         return dx_err(err, DDX_ENOMEM, "out of memory while scanning");
     *cands = s->cands;
     *ncands = s->ncands;
@@ -1175,7 +1310,8 @@ static pcre2_code *code_of(dx_matcher *m, uint32_t sig)
     return re;
 }
 
-int dx_scan_confirm(dx_scan *s, uint32_t sig, const char *line, size_t len)
+/* Confirms signal sig with PCRE2 (hand: its hand-written matcher instead, where it has one). */
+static int confirm(dx_scan *s, uint32_t sig, const char *line, size_t len, int hand)
 {
     dx_matcher *m = s->m;
     if (sig >= m->nsig)
@@ -1183,6 +1319,16 @@ int dx_scan_confirm(dx_scan *s, uint32_t sig, const char *line, size_t len)
     pcre2_code *re = code_of(m, sig);
     if (!re)
         return 0;
+    const hand_matcher *h = hand ? m->hand[sig] : NULL;
+    if (h) {
+        if (!h->match(line, len, s->own))
+            return 0;
+        s->ov = s->own;
+        s->npairs = h->pairs;
+        s->last_sig_ok = sig;
+        s->last_line = line;
+        return 1;
+    }
     int rc = pcre2_match(re, (PCRE2_SPTR)line, len, 0, 0, s->md, s->mctx);
     if (rc < 0)
         return 0;
@@ -1198,6 +1344,21 @@ int dx_scan_confirm(dx_scan *s, uint32_t sig, const char *line, size_t len)
     s->last_sig_ok = sig;
     s->last_line = line;
     return 1;
+}
+
+int dx_scan_confirm(dx_scan *s, uint32_t sig, const char *line, size_t len)
+{
+    return confirm(s, sig, line, len, 1);
+}
+
+int dx_scan_confirm_pcre2(dx_scan *s, uint32_t sig, const char *line, size_t len)
+{
+    return confirm(s, sig, line, len, 0);
+}
+
+int dx_scan_hand_written(const dx_scan *s, uint32_t sig)
+{
+    return sig < s->m->nsig && s->m->hand[sig];
 }
 
 size_t dx_scan_last(const dx_scan *s, const char **base, const uint32_t **ov)

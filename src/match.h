@@ -52,8 +52,18 @@ DX_HIDDEN void dx_scan_free(dx_scan *s);
  * one per pair. The array is owned by s and valid until the next call. */
 DX_HIDDEN int dx_scan_chunk(dx_scan *s, const char *data, size_t len, const dx_cand **cands,
                             size_t *ncands, ddx_error *err);
+/* The same, given the chunk's lines: line i starts at lines[i] (lines[0..nlines], lines[nlines]
+ * past the last line's newline, or len + 1 when it has none), so that the lines are not looked
+ * for again. */
+DX_HIDDEN int dx_scan_chunk_lines(dx_scan *s, const char *data, size_t len, const uint32_t *lines,
+                                  size_t nlines, const dx_cand **cands, size_t *ncands,
+                                  ddx_error *err);
 /* Confirms signal sig on one line with PCRE2. Returns 1 on a match, 0 otherwise. */
 DX_HIDDEN int dx_scan_confirm(dx_scan *s, uint32_t sig, const char *line, size_t len);
+/* The same with PCRE2 even where the signal has a hand-written matcher (match.c), and whether it
+ * has one: for the test that compares the two. */
+DX_HIDDEN int dx_scan_confirm_pcre2(dx_scan *s, uint32_t sig, const char *line, size_t len);
+DX_HIDDEN int dx_scan_hand_written(const dx_scan *s, uint32_t sig);
 /* Confirms signal sig on a line whose body (the message after the launcher's and logger's
  * prefixes, without the suffixes a cluster framework adds) is line[body..body+body_len): an
  * anchored pattern (^ or $) that fails on the whole line is tried on the body, where ^ and $

@@ -108,12 +108,12 @@ void dx_piece_scan(dx_piece *p, dx_scan *s)
     p->dlen = logical ? p->norm.out.n : p->rawlen;
     const dx_cand *cands;
     size_t ncands;
-    if ((p->rc = dx_scan_chunk(s, p->data, p->dlen, &cands, &ncands, &p->err)))
-        return;
     if ((p->rc = index_lines(p))) {
         dx_err(&p->err, p->rc, "out of memory");
         return;
     }
+    if ((p->rc = dx_scan_chunk_lines(s, p->data, p->dlen, p->off, p->nl, &cands, &ncands, &p->err)))
+        return;
     size_t li = 0;
     for (size_t k = 0; k < ncands;) {
         size_t start = cands[k].line, e = k + 1;

@@ -46,6 +46,8 @@ struct dx_sigcond_state {
     int32_t *rule_of; /* [kb->nsig] its rule, -1 none */
     rule *rules;
     size_t nrules;
+    uint32_t *at_end; /* the rules whose condition is at_end (every line looks at them only) */
+    size_t nat_end;
 };
 
 static void held_free(held *h)
@@ -112,7 +114,8 @@ int dx_sigcond_new(dx_sigcond_state **out, const ddx_kb *kb)
         return DDX_OK;
     dx_sigcond_state *c = dx_calloc(1, sizeof *c);
     if (!c || !(c->rule_of = dx_malloc((kb->nsig ? kb->nsig : 1) * sizeof *c->rule_of)) ||
-        !(c->rules = dx_calloc(4 * want, sizeof *c->rules))) {
+        !(c->rules = dx_calloc(4 * want, sizeof *c->rules)) ||
+        !(c->at_end = dx_calloc(4 * want, sizeof *c->at_end))) {
         dx_sigcond_free(c);
         return DDX_ENOMEM;
     }
@@ -140,6 +143,9 @@ int dx_sigcond_new(dx_sigcond_state **out, const ddx_kb *kb)
             }
         }
     }
+    for (size_t i = 0; i < c->nrules; i++)
+        if (c->rules[i].cond && c->rules[i].cond->at_end)
+            c->at_end[c->nat_end++] = (uint32_t)i;
     *out = c;
     return DDX_OK;
 }
@@ -155,6 +161,7 @@ void dx_sigcond_free(dx_sigcond_state *c)
         dx_free(c->rules[i].job.v);
     }
     dx_free(c->rules);
+    dx_free(c->at_end);
     dx_free(c->rule_of);
     dx_free(c);
 }
@@ -207,17 +214,17 @@ void dx_sigcond_line(dx_sigcond_state *c, uint32_t input, uint64_t seq, const ch
     (void)input;
     if (!c || !(has_word(body, len) || is_elision(body, len)))
         return;
-    for (size_t i = 0; i < c->nrules; i++) {
-        rule *r = &c->rules[i];
-        if (r->cond && r->cond->at_end && r->cur.n && r->cur.v[r->cur.n - 1].ev.seq != seq)
+    for (size_t k = 0; k < c->nat_end; k++) {
+        rule *r = &c->rules[c->at_end[k]];
+        if (r->cur.n && r->cur.v[r->cur.n - 1].ev.seq != seq)
             hlist_clear(&r->cur); /* a later line: it was not the last */
     }
 }
 
 int dx_sigcond_wants_lines(const dx_sigcond_state *c)
 {
-    for (size_t i = 0; c && i < c->nrules; i++)
-        if (c->rules[i].cond && c->rules[i].cond->at_end && c->rules[i].cur.n)
+    for (size_t k = 0; c && k < c->nat_end; k++)
+        if (c->rules[c->at_end[k]].cur.n)
             return 1;
     return 0;
 }

@@ -73,6 +73,23 @@ static int nonfinite_word(const char *s, size_t n, double *v)
     return 0;
 }
 
+/* The place values of a fraction's digits: tenths[k] is 1 divided by 10, k + 1 times over, as
+ * the reading computes it digit by digit (the same doubles, so the same values; made once, to
+ * spare each digit a division). */
+#define TENTHS 24
+static double tenths[TENTHS];
+static pthread_once_t tenths_once = PTHREAD_ONCE_INIT;
+
+static void tenths_build(void)
+{
+    double scale = 1;
+    for (size_t k = 0; k < TENTHS; k++)
+        tenths[k] = scale /= 10;
+}
+
+/* The next place value after the k-th (k from 0) of a fraction whose last one was scale. */
+static double next_tenth(size_t k, double scale) { return k < TENTHS ? tenths[k] : scale / 10; }
+
 /* A number at s[i] (digits, one point, an exponent); its end, and its value in *v. */
 static size_t lex_number(const char *s, size_t n, size_t i, double *v)
 {
@@ -80,11 +97,18 @@ static size_t lex_number(const char *s, size_t n, size_t i, double *v)
     int neg = 0;
     if (s[i] == '-' || s[i] == '+')
         neg = s[i++] == '-';
+    /* the whole part: the same doubles as m * 10 + digit, read in an integer below 2^53 (where
+       every step of that is exact) */
+    uint64_t whole = 0;
+    while (i < n && is_digit((unsigned char)s[i]) && whole < (1ull << 49))
+        whole = whole * 10 + (uint64_t)(s[i++] - '0');
+    m = (double)whole;
     while (i < n && is_digit((unsigned char)s[i]))
         m = m * 10 + (s[i++] - '0');
     if (i + 1 < n && s[i] == '.' && is_digit((unsigned char)s[i + 1])) {
+        size_t k = 0;
         for (i++; i < n && is_digit((unsigned char)s[i]); i++) {
-            scale /= 10;
+            scale = next_tenth(k++, scale);
             m += (s[i] - '0') * scale;
         }
     } else if (i < n && s[i] == '.' && (i + 1 == n || !is_alpha((unsigned char)s[i + 1])))
@@ -116,7 +140,7 @@ static size_t lex_value(const char *s, size_t n, size_t i, double *v)
     /* thousands separators: "7,282", "1,234,567" (groups of three digits, no point before them,
        no blank after the comma) */
     size_t digits = i - off - (size_t)sign;
-    while (digits <= 3 && !memchr(s + off, '.', i - off) && i + 3 < n && s[i] == ',' &&
+    while (digits <= 3 && i + 3 < n && s[i] == ',' && !memchr(s + off, '.', i - off) &&
            is_digit((unsigned char)s[i + 1]) && is_digit((unsigned char)s[i + 2]) &&
            is_digit((unsigned char)s[i + 3]) &&
            (i + 4 == n || !is_digit((unsigned char)s[i + 4]))) {
@@ -125,8 +149,9 @@ static size_t lex_value(const char *s, size_t n, size_t i, double *v)
         i += 4;
         if (i < n && s[i] == '.') { /* "1,234.5" */
             double f = 0, sc = 1;
+            size_t k = 0;
             for (i++; i < n && is_digit((unsigned char)s[i]); i++)
-                f += (s[i] - '0') * (sc /= 10);
+                f += (s[i] - '0') * (sc = next_tenth(k++, sc));
             *v += *v < 0 ? -f : f;
             break;
         }
@@ -709,82 +734,124 @@ static void look_up(const char *s, const tok *t, size_t nt, size_t i, look *x)
     x->ready = 1;
 }
 
-/* Pairs the numbers of the tokens t[0..nt) (values val[]) with their names and units into
- * out[0..cap); returns how many. lk[i] holds number i's lookups where ready, and is filled
- * where not. */
-static size_t pair(const char *s, const tok *t, const double *val, size_t nt, look *lk,
-                   dx_metric *out, size_t cap)
+/* What the pairing decides for number t[i] from the tokens and the words alone, before its
+ * value is known: its total's token, the multiplier and unit it takes, the quantity its name or
+ * unit gives (or that only a keyless "n/N" count can give it), its name's flags and place. A
+ * number whose plan can never yield a metric (no quantity, and no keyless count) is skipped
+ * whatever its value; a line of a known shape keeps the plans of its other numbers. */
+typedef struct plan {
+    const unit *u;      /* the unit after the multiplier's rule, or the name's; NULL none */
+    double si;          /* a multiplier letter's factor, 0 none */
+    uint32_t key, nkey; /* the name as written (0, 0 none) */
+    uint16_t i, tot;    /* the number's token, its total's (0 none) */
+    uint8_t q;          /* the quantity its name or unit gives, DX_Q_NONE none */
+    uint8_t keyless;    /* no quantity, but a keyless "n/N" count if its total is not negative */
+    uint8_t uk;         /* the unit's kind */
+    uint8_t fl;         /* its name's flags */
+} plan;
+
+/* The plan of number t[i] (lk: its lookups, made here when not ready); 0 when it never yields a
+ * metric. */
+static int plan_number(const char *s, const tok *t, size_t nt, size_t i, look *x, plan *p)
 {
-    size_t nm = 0;
+    size_t j = i + 1;
+    p->i = (uint16_t)i;
+    p->tot = 0;
+    if (j + 1 < nt && t[j].type == T_SLASH && t[j + 1].type == T_NUM && !t[j + 1].bad) {
+        p->tot = (uint16_t)(j + 1);
+        j += 2;
+    }
+    if (!x->ready)
+        look_up(s, t, nt, i, x);
+    const unit *u = x->u, *ku = x->ku;
+    const name *nm_ = x->nm;
+    /* a letter after a count is a multiplier ("22.8K" tokens/s, "11.5K" in a field named
+       _ms), except on memory */
+    int timeq = nm_ && (nm_->q == DX_Q_STEP_TIME || nm_->q == DX_Q_DATA_TIME);
+    p->si = 0;
+    if (u && u->si > 0 && timeq && !strcmp(u->name, "m"))
+        u = find_unit("min", 3); /* "0.4m": minutes */
+    else if (u && u->si > 0 && (!nm_ || nm_->q != DX_Q_MEMORY)) {
+        p->si = u->si;
+        u = NULL;
+    }
+    if (!u)
+        u = ku;
+    int q = DX_Q_NONE;
+    p->fl = 0;
+    p->key = p->nkey = 0;
+    if (nm_) {
+        q = nm_->q;
+        p->fl = (uint8_t)nm_->flags;
+        if (x->nw) {
+            p->key = t[x->w0].off;
+            p->nkey = t[x->wl].off + t[x->wl].len - t[x->w0].off;
+        }
+    }
+    /* the unit can say more than the name, or name the quantity alone */
+    int uk = u ? u->kind : U_NONE;
+    p->keyless = 0;
+    if (uk == U_STEP_TIME && (q == DX_Q_NONE || q == DX_Q_STEP_TIME))
+        q = DX_Q_STEP_TIME;
+    else if (uk == U_RATE && (q == DX_Q_NONE || q == DX_Q_STEP_TIME))
+        q = DX_Q_STEP_RATE;
+    else if (uk == U_THROUGHPUT && (q == DX_Q_NONE || q == DX_Q_STEP_TIME))
+        q = DX_Q_THROUGHPUT;
+    else if (q == DX_Q_NONE && p->tot && keyless_count(t, nt, i, j))
+        p->keyless = 1;
+    p->q = (uint8_t)q;
+    p->u = u;
+    p->uk = (uint8_t)uk;
+    return q != DX_Q_NONE || p->keyless;
+}
+
+/* Applies plan p to the values val[]: the metric into *m, or 0 when the values rule it out. */
+static int plan_apply(const plan *p, const double *val, dx_metric *m)
+{
+    *m = (dx_metric){p->q, val[p->i], p->tot ? val[p->tot] : -1, p->key, p->nkey};
+    if (p->si > 0)
+        m->v *= p->si;
+    if (p->keyless && m->total >= 0)
+        m->q = DX_Q_STEP;
+    if (m->q == DX_Q_NONE)
+        return 0;
+    /* an index, a count or a rank is a whole number ("step: 1172.13" is a timer's ms) */
+    if ((m->q == DX_Q_STEP || m->q == DX_Q_TOTAL || m->q == DX_Q_RANK) &&
+        (!isfinite(m->v) || m->v != floor(m->v) || m->v < 0))
+        return 0;
+    if ((p->fl & F_TOTAL) && m->total < 0)
+        return 0;
+    if ((p->fl & F_TIMEUNIT) && p->uk != U_TIME)
+        return 0;
+    /* units: times to seconds, memory to bytes */
+    if ((m->q == DX_Q_STEP_TIME || m->q == DX_Q_DATA_TIME) &&
+        (p->uk == U_TIME || p->uk == U_STEP_TIME))
+        m->v *= p->u->scale;
+    else if (m->q == DX_Q_MEMORY && p->uk == U_MEMORY)
+        m->v *= p->u->scale;
+    else if ((m->q == DX_Q_STEP_TIME || m->q == DX_Q_DATA_TIME) && p->uk != U_NONE)
+        return 0; /* a time with a unit that is not one */
+    return 1;
+}
+
+/* The metrics of the plans p[0..np) (in token order) with the values val[], into out[0..cap);
+ * returns how many. A metric "n/N" takes its total's token with it. */
+static size_t plans_apply(const plan *p, size_t np, const double *val, dx_metric *out, size_t cap)
+{
+    size_t nm = 0, skip = 0; /* tokens up to skip - 1 are taken */
     int flags[64];
     if (cap > DX_ARRAY_LEN(flags))
         cap = DX_ARRAY_LEN(flags);
-    for (size_t i = 0; i < nt && nm < cap; i++) {
-        if (t[i].type != T_NUM || t[i].bad)
+    for (size_t k = 0; k < np && nm < cap; k++) {
+        if (p[k].i < skip)
             continue;
-        /* a number that a word is glued to ("fc1", "v2") was read as part of the word */
-        dx_metric m = {DX_Q_NONE, val[i], -1, 0, 0};
-        size_t j = i + 1;
-        if (j + 1 < nt && t[j].type == T_SLASH && t[j + 1].type == T_NUM && !t[j + 1].bad) {
-            m.total = val[j + 1];
-            j += 2;
-        }
-        look *x = &lk[i];
-        if (!x->ready)
-            look_up(s, t, nt, i, x);
-        const unit *u = x->u, *ku = x->ku;
-        const name *nm_ = x->nm;
-        /* a letter after a count is a multiplier ("22.8K" tokens/s, "11.5K" in a field named
-           _ms), except on memory */
-        int timeq = nm_ && (nm_->q == DX_Q_STEP_TIME || nm_->q == DX_Q_DATA_TIME);
-        if (u && u->si > 0 && timeq && !strcmp(u->name, "m"))
-            u = find_unit("min", 3); /* "0.4m": minutes */
-        else if (u && u->si > 0 && (!nm_ || nm_->q != DX_Q_MEMORY)) {
-            m.v *= u->si;
-            u = NULL;
-        }
-        if (!u)
-            u = ku;
-        int fl = 0;
-        if (nm_) {
-            m.q = nm_->q;
-            fl = nm_->flags;
-            if (x->nw) {
-                m.key = t[x->w0].off;
-                m.nkey = t[x->wl].off + t[x->wl].len - t[x->w0].off;
-            }
-        }
-        /* the unit can say more than the name, or name the quantity alone */
-        int uk = u ? u->kind : U_NONE;
-        if (uk == U_STEP_TIME && (m.q == DX_Q_NONE || m.q == DX_Q_STEP_TIME))
-            m.q = DX_Q_STEP_TIME;
-        else if (uk == U_RATE && (m.q == DX_Q_NONE || m.q == DX_Q_STEP_TIME))
-            m.q = DX_Q_STEP_RATE;
-        else if (uk == U_THROUGHPUT && (m.q == DX_Q_NONE || m.q == DX_Q_STEP_TIME))
-            m.q = DX_Q_THROUGHPUT;
-        else if (m.q == DX_Q_NONE && m.total >= 0 && keyless_count(t, nt, i, j))
-            m.q = DX_Q_STEP;
-        if (m.q == DX_Q_NONE)
+        dx_metric m;
+        if (!plan_apply(&p[k], val, &m))
             continue;
-        /* an index, a count or a rank is a whole number ("step: 1172.13" is a timer's ms) */
-        if ((m.q == DX_Q_STEP || m.q == DX_Q_TOTAL || m.q == DX_Q_RANK) &&
-            (!isfinite(m.v) || m.v != floor(m.v) || m.v < 0))
-            continue;
-        if ((fl & F_TOTAL) && m.total < 0)
-            continue;
-        if ((fl & F_TIMEUNIT) && uk != U_TIME)
-            continue;
-        /* units: times to seconds, memory to bytes */
-        if ((m.q == DX_Q_STEP_TIME || m.q == DX_Q_DATA_TIME) && (uk == U_TIME || uk == U_STEP_TIME))
-            m.v *= u->scale;
-        else if (m.q == DX_Q_MEMORY && uk == U_MEMORY)
-            m.v *= u->scale;
-        else if ((m.q == DX_Q_STEP_TIME || m.q == DX_Q_DATA_TIME) && uk != U_NONE)
-            continue; /* a time with a unit that is not one */
-        flags[nm] = fl;
+        flags[nm] = p[k].fl;
         out[nm++] = m;
         if (m.total >= 0)
-            i += 2; /* the total is no value of its own */
+            skip = (size_t)p[k].i + 3u; /* the total is no value of its own */
     }
     /* generic words count only on a line that also gives a step */
     int has_step = 0;
@@ -795,6 +862,17 @@ static size_t pair(const char *s, const tok *t, const double *val, size_t nt, lo
         if (!(flags[k] & F_STEPLINE) || has_step)
             out[w++] = out[k];
     return w;
+}
+
+/* The plans of the numbers of t[0..nt) that may yield a metric, into p[0..cap) (lk[i]: number
+ * i's lookups, filled where not ready); returns how many. */
+static size_t plan_all(const char *s, const tok *t, size_t nt, look *lk, plan *p, size_t cap)
+{
+    size_t np = 0;
+    for (size_t i = 0; i < nt && np < cap; i++)
+        if (t[i].type == T_NUM && !t[i].bad && plan_number(s, t, nt, i, &lk[i], &p[np]))
+            np++;
+    return np;
 }
 
 size_t dx_metrics_parse(const char *s, size_t n, dx_metric *out, size_t cap)
@@ -820,11 +898,11 @@ size_t dx_metrics_parse(const char *s, size_t n, dx_metric *out, size_t cap)
 
 typedef struct shape {
     uint64_t hash;
-    uint32_t n, nt, nnum;
-    look *lk;          /* [nt] */
+    uint32_t n, nt, nnum, np;
+    plan *p;           /* [np] the plans of the numbers that may yield a metric */
     double *word;      /* [nt] the values of numbers that are words (NaN, inf) */
     tok *t;            /* [nt] */
-    uint16_t *num;     /* [nnum] the numbers whose value is read: not bad */
+    uint16_t *num;     /* [nnum] the numbers whose value is read: those the plans name */
     unsigned char *sk; /* [n] the shape */
 } shape;
 
@@ -844,52 +922,72 @@ void dx_metrics_memo_free(dx_metrics_memo *m)
     dx_free(m);
 }
 
-/* The shape of s[0..n) into sk (every digit read as '0'; sk has room for n + 8 bytes), eight
- * bytes at a time; returns its hash, and in *hex whether a digit comes right before an x or X
- * (the tokenizer reads "0x1f" by the digit's value). */
-static uint64_t shape_of(const char *s, size_t n, unsigned char *sk, int *hex)
+/* The digits of the eight bytes w: 0x80 in each byte that is one. A byte below 0x80 is a digit
+ * when adding 0x80 - '0' sets its top bit and adding 0x7f - '9' does not (neither carries into
+ * the next byte). */
+static uint64_t digits_of(uint64_t w)
 {
     const uint64_t ones = 0x0101010101010101ull, high = 0x8080808080808080ull;
-    uint64_t h = 0x9e3779b97f4a7c15ull ^ n, any_hex = 0, carry = 0;
-    for (size_t i = 0; i < n; i += 8) {
-        uint64_t w = 0;
-        if (n - i >= 8)
-            memcpy(&w, s + i, 8);
-        else
-            memcpy(&w, s + i, n - i);
-        /* a byte below 0x80 is a digit when adding 0x80 - '0' sets its top bit and adding
-           0x7f - '9' does not (neither carries into the next byte) */
-        uint64_t low = w & ~high;
-        uint64_t digit = (low + ones * (0x80 - '0')) & ~(low + ones * (0x7f - '9')) & ~w & high;
-        /* x or X: the bytes that are 0 once lower-cased and xor-ed with 'x' (exact, no borrow) */
-        uint64_t v = (w | ones * 0x20) ^ (ones * 'x');
-        uint64_t x = ~(((v & ~high) + ~high) | v | ~high);
-        /* the byte before each byte (memcpy loads the first byte lowest on a little-endian
-           machine; on another, every line is read afresh) */
-        any_hex |= x & ((digit << 8) | carry);
-        carry = digit >> 56;
-        uint64_t m = (digit >> 7) * 0xff;
-        w = (w & ~m) | (ones * '0' & m);
-        memcpy(sk + i, &w, 8);
-        h = (h ^ w) * 0xff51afd7ed558ccdull;
-        h ^= h >> 32;
+    uint64_t low = w & ~high;
+    return (low + ones * (0x80 - '0')) & ~(low + ones * (0x7f - '9')) & ~w & high;
+}
+
+/* The eight bytes w with every digit read as '0', hashed into h. */
+static uint64_t shape_word(uint64_t w, uint64_t h, unsigned char *sk)
+{
+    const uint64_t ones = 0x0101010101010101ull;
+    uint64_t m = (digits_of(w) >> 7) * 0xff;
+    w = (w & ~m) | (ones * '0' & m);
+    memcpy(sk, &w, 8);
+    h = (h ^ w) * 0xff51afd7ed558ccdull;
+    return h ^ (h >> 32);
+}
+
+/* The shape of s[0..n) into sk (every digit read as '0'; sk has room for n + 8 bytes), eight
+ * bytes at a time; returns its hash. */
+static uint64_t shape_of(const char *s, size_t n, unsigned char *sk)
+{
+    uint64_t h = 0x9e3779b97f4a7c15ull ^ n, w;
+    size_t i = 0;
+    for (; n - i >= 8; i += 8) {
+        memcpy(&w, s + i, 8);
+        h = shape_word(w, h, sk + i);
     }
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-    *hex = any_hex != 0;
-#else
-    *hex = 1;
-#endif
+    if (i < n) {
+        w = 0;
+        memcpy(&w, s + i, n - i);
+        h = shape_word(w, h, sk + i);
+    }
     return h;
 }
 
-/* A new shape from a line's tokens, every lookup made; NULL when out of memory. */
-static shape *shape_new(uint64_t h, const unsigned char *sk, size_t n, const char *s, const tok *t,
-                        const double *val, size_t nt)
+/* Whether a digit comes right before an x or X in the shape sk[0..n) (the tokenizer reads
+ * "0x1f" by the digit's value): such a line is never memoised. A property of the shape, so a
+ * line that matches a kept shape has none; only a new shape is looked at. */
+static int shape_hex(const unsigned char *sk, size_t n)
 {
+    for (size_t i = 1; i < n; i++)
+        if ((sk[i] | 0x20) == 'x' && sk[i - 1] == '0')
+            return 1;
+    return 0;
+}
+
+/* A new shape from a line's tokens, every plan made (pl[0..np): the line's plans); NULL when
+ * out of memory. */
+static shape *shape_new(uint64_t h, const unsigned char *sk, size_t n, const tok *t,
+                        const double *val, size_t nt, const plan *pl, size_t np)
+{
+    /* the values the plans read: their numbers' and their totals', in token order */
+    unsigned char need[MEMO_MAX_TOKS] = {0};
     size_t nnum = 0;
+    for (size_t k = 0; k < np; k++) {
+        need[pl[k].i] = 1;
+        if (pl[k].tot)
+            need[pl[k].tot] = 1;
+    }
     for (size_t i = 0; i < nt; i++)
-        nnum += t[i].type == T_NUM && !t[i].bad;
-    size_t size = sizeof(shape) + nt * (sizeof(look) + sizeof(double) + sizeof(tok)) +
+        nnum += need[i];
+    size_t size = sizeof(shape) + np * sizeof(plan) + nt * (sizeof(double) + sizeof(tok)) +
                   nnum * sizeof(uint16_t) + n;
     shape *x = dx_malloc(size);
     if (!x)
@@ -898,21 +996,20 @@ static shape *shape_new(uint64_t h, const unsigned char *sk, size_t n, const cha
     x->n = (uint32_t)n;
     x->nt = (uint32_t)nt;
     x->nnum = (uint32_t)nnum;
-    x->lk = (look *)(x + 1);
-    x->word = (double *)(x->lk + nt);
+    x->np = (uint32_t)np;
+    x->p = (plan *)(x + 1);
+    x->word = (double *)(x->p + np);
     x->t = (tok *)(x->word + nt);
     x->num = (uint16_t *)(x->t + nt);
     x->sk = (unsigned char *)(x->num + nnum);
+    memcpy(x->p, pl, np * sizeof(plan));
     memcpy(x->t, t, nt * sizeof(tok));
     memcpy(x->sk, sk, n);
     nnum = 0;
     for (size_t i = 0; i < nt; i++) {
-        x->lk[i].ready = 0;
         x->word[i] = val[i];
-        if (t[i].type == T_NUM && !t[i].bad) {
+        if (need[i])
             x->num[nnum++] = (uint16_t)i;
-            look_up(s, t, nt, i, &x->lk[i]);
-        }
     }
     return x;
 }
@@ -924,47 +1021,48 @@ size_t dx_metrics_parse_memo(dx_metrics_memo *m, const char *s, size_t n, dx_met
         return 0;
     if (n > MX_SCAN)
         n = MX_SCAN;
+    pthread_once(&tenths_once, tenths_build);
     unsigned char sk[MEMO_MAX_LEN + 8];
     uint64_t h = 0;
     shape **slot = NULL;
     if (m && n <= MEMO_MAX_LEN) {
-        int hex;
-        h = shape_of(s, n, sk, &hex);
-        if (!hex) {
-            slot = &m->sh[h & (MEMO_SLOTS - 1)];
-            const shape *x = *slot;
-            if (x && x->hash == h && x->n == n && !memcmp(x->sk, sk, n)) {
-                double val[MEMO_MAX_TOKS];
-                for (size_t k = 0; k < x->nnum; k++) {
-                    size_t i = x->num[k];
-                    if (x->t[i].ch == 'w')
-                        val[i] = x->word[i];
-                    else
-                        lex_value(s, n, x->t[i].off, &val[i]);
-                }
-                return pair(s, x->t, val, x->nt, x->lk, out, cap);
+        h = shape_of(s, n, sk);
+        slot = &m->sh[h & (MEMO_SLOTS - 1)];
+        const shape *x = *slot;
+        if (x && x->hash == h && x->n == n && !memcmp(x->sk, sk, n)) {
+            double val[MEMO_MAX_TOKS];
+            for (size_t k = 0; k < x->nnum; k++) {
+                size_t i = x->num[k];
+                if (x->t[i].ch == 'w')
+                    val[i] = x->word[i];
+                else
+                    lex_value(s, n, x->t[i].off, &val[i]);
             }
+            return plans_apply(x->p, x->np, val, out, cap);
         }
+        if (shape_hex(sk, n))
+            slot = NULL;
     }
     tok t[MX_TOKS];
     double val[MX_TOKS];
     size_t nt = lex(s, n, t, val, MX_TOKS);
-    if (slot && nt <= MEMO_MAX_TOKS) {
-        uint64_t *seen = &m->seen[h & (MEMO_SLOTS - 1)];
-        if (*seen == h) {
-            shape *x = shape_new(h, sk, n, s, t, val, nt);
-            if (x) {
-                dx_free(*slot);
-                *slot = x;
-                return pair(s, x->t, val, nt, x->lk, out, cap);
-            }
-        }
-        *seen = h;
-    }
     look lk[MX_TOKS];
     for (size_t i = 0; i < nt; i++)
         lk[i].ready = 0;
-    return pair(s, t, val, nt, lk, out, cap);
+    plan pl[MX_TOKS];
+    size_t np = plan_all(s, t, nt, lk, pl, DX_ARRAY_LEN(pl));
+    if (slot && nt <= MEMO_MAX_TOKS) {
+        uint64_t *seen = &m->seen[h & (MEMO_SLOTS - 1)];
+        if (*seen == h) {
+            shape *x = shape_new(h, sk, n, t, val, nt, pl, np);
+            if (x) {
+                dx_free(*slot);
+                *slot = x;
+            }
+        } else
+            *seen = h;
+    }
+    return plans_apply(pl, np, val, out, cap);
 }
 
 const char *dx_qty_name(int q)

@@ -9,6 +9,7 @@
 
 #include "collectives.h"
 #include "launchers.h"
+#include "norm.h"
 #include "watchdog.h"
 
 static const dx_reading_fact st_facts[] = {
@@ -58,6 +59,93 @@ static const dx_signal st_patterns[] = {
     [ST_PYSPY_PROCESS] = {"job-pyspy-process", DX_ROLE_NOISE, 0,
                           "^Process \\d+: [^\\n]*--local[_-]rank[= ](?<rank>\\d+)",
                           "py-spy dump output (first line: the process and its command line)", 0},
+};
+
+/* ==== the rows' own prefilters ============================================================== */
+
+/* Two rows whose Vectorscan forms cost the scan much on every log: a leading ^ is read there as
+ * any body's start (after a blank, ']', ':', ')' or '>'), so " {4}" runs an automaton at every
+ * run of blanks and "[Rr]ank" at every "[rank3]:" prefix. Each gets a test instead, true on
+ * every line the row's pattern matches, on the whole line or on any part of it (its body, where
+ * PCRE2 tries an anchored pattern again): the line is then confirmed by PCRE2 as before. The
+ * unit test (test_match.c) checks both against PCRE2 on generated lines. */
+
+static int is_frame_word(unsigned char c)
+{
+    return ((c | 0x20) >= 'a' && (c | 0x20) <= 'z') || (c >= '0' && c <= '9') || c == '_' ||
+           c == '.' || c == '<' || c == '>';
+}
+
+/* job-pyspy-frame: " {4}[\w.<>]+ \([^():]+:\d+\)" anywhere in the line (each class ends where
+ * the next part begins, so each '(' decides it: the word before it and what follows). */
+static int frame_prefilter(const char *s, size_t n)
+{
+    for (const char *q = memchr(s, '(', n); q; q = memchr(q + 1, '(', (size_t)(s + n - q - 1))) {
+        size_t j = (size_t)(q - s), w = j - 1, k = j + 1;
+        if (j < 6 || s[j - 1] != ' ')
+            continue;
+        while (w > 0 && is_frame_word((unsigned char)s[w - 1]))
+            w--;
+        if (w == j - 1 || w < 4 || memcmp(s + w - 4, "    ", 4))
+            continue;
+        while (k < n && s[k] != '(' && s[k] != ')' && s[k] != ':')
+            k++;
+        if (k == j + 1 || k >= n || s[k] != ':')
+            continue;
+        size_t d = ++k;
+        while (k < n && s[k] >= '0' && s[k] <= '9')
+            k++;
+        if (k > d && k < n && s[k] == ')')
+            return 1;
+    }
+    return 0;
+}
+
+/* Whether s[0..e) ends as the heading row does: "[Rr]ank ?\d+", then perhaps " stack",
+ * " py-spy dump", " dump" or " trace", ' ', ':' and blanks (read leniently: any run of blanks, tabs
+ * and colons, with or without the word). */
+static int rank_heading_end(const char *s, size_t e)
+{
+    static const char *const words[] = {" py-spy dump", " stack", " dump", " trace"};
+    while (e > 0 && (s[e - 1] == ' ' || s[e - 1] == '\t' || s[e - 1] == ':'))
+        e--;
+    /* most lines end otherwise: in a digit or a word's last letter, or they are not this row's */
+    if (!e || !((s[e - 1] >= '0' && s[e - 1] <= '9') || s[e - 1] == 'p' || s[e - 1] == 'k' ||
+                s[e - 1] == 'e'))
+        return 0;
+    for (size_t w = 0; w <= DX_ARRAY_LEN(words); w++) {
+        size_t x = e;
+        if (w < DX_ARRAY_LEN(words)) {
+            size_t k = strlen(words[w]);
+            if (x < k || s[x - 1] != words[w][k - 1] || memcmp(s + x - k, words[w], k))
+                continue;
+            x -= k;
+        }
+        size_t d = x;
+        while (x > 0 && s[x - 1] >= '0' && s[x - 1] <= '9')
+            x--;
+        if (x == d)
+            continue;
+        if (x > 0 && s[x - 1] == ' ')
+            x--;
+        if (x >= 4 && s[x - 1] == 'k' && s[x - 2] == 'n' && s[x - 3] == 'a' &&
+            (s[x - 4] == 'R' || s[x - 4] == 'r'))
+            return 1;
+    }
+    return 0;
+}
+
+/* job-stack-header-rank: "^[Rr]ank ?\d+( (stack|py-spy dump|dump|trace))? ?:? *$" ends where the
+ * line ends or where its body does (less a cluster framework's suffix and the blanks). */
+static int heading_prefilter(const char *s, size_t n)
+{
+    return rank_heading_end(s, n) || rank_heading_end(s, dx_norm_body_end(s, 0, n));
+}
+
+static const dx_prefilter_fn st_prefilters[] = {
+    [ST_PYSPY_FRAME] = frame_prefilter,
+    [ST_HEADER_RANK] = heading_prefilter,
+    [ST_PYSPY_PROCESS] = NULL,
 };
 
 typedef struct st_state {
@@ -303,6 +391,7 @@ const dx_reading dx_reading_stacks = {
     .nfacts = DX_ARRAY_LEN(st_facts),
     .patterns = st_patterns,
     .npatterns = DX_ARRAY_LEN(st_patterns),
+    .prefilters = st_prefilters,
     .state_size = sizeof(st_state),
     .rank_size = sizeof(st_rank),
     .init = st_init,

@@ -440,6 +440,98 @@ static void test_memo(void **state)
     assert_int_equal(bad, 0);
 }
 
+/* A number's value is the double the reading has always computed digit by digit (the whole part
+ * as m * 10 + digit, each fraction digit times a place value divided by ten once more, an
+ * exponent through pow): written here the plain way and compared bit for bit with what the
+ * reader gives, on numbers of every length (past 2^53 and past the place-value table), signs,
+ * thousands groups and exponents. */
+static double plain_value(const char *s)
+{
+    double m = 0, scale = 1;
+    int neg = *s == '-';
+    if (*s == '-' || *s == '+')
+        s++;
+    while (*s >= '0' && *s <= '9')
+        m = m * 10 + (*s++ - '0');
+    if (*s == ',') { /* one thousands group (on the signed value), then perhaps a fraction */
+        double v = neg ? -m : m, g = (s[1] - '0') * 100 + (s[2] - '0') * 10 + (s[3] - '0');
+        v = v * 1000 + (v < 0 ? -g : g);
+        s += 4;
+        if (*s == '.') {
+            double f = 0, sc = 1;
+            for (s++; *s >= '0' && *s <= '9'; s++)
+                f += (*s - '0') * (sc /= 10);
+            v += v < 0 ? -f : f;
+        }
+        return v;
+    }
+    if (*s == '.')
+        for (s++; *s >= '0' && *s <= '9'; s++) {
+            scale /= 10;
+            m += (*s - '0') * scale;
+        }
+    if (*s == 'e') {
+        int eneg = s[1] == '-', e = 0;
+        for (s += 2; *s >= '0' && *s <= '9'; s++)
+            e = e * 10 + (*s - '0');
+        m *= pow(10, eneg ? -e : e);
+    }
+    return neg ? -m : m;
+}
+
+static void test_number_values(void **state)
+{
+    (void)state;
+    unsigned x = 11;
+    int bad = 0;
+    for (int round = 0; round < 20000; round++) {
+        char num[96], line[128];
+        size_t n = 0;
+        x = x * 1103515245u + 12345u;
+        if (x >> 31)
+            num[n++] = '-';
+        unsigned whole = 1 + (x >> 8) % 22, frac = (x >> 13) % 32;
+        int group = round % 7 == 0, expo = round % 5 == 1;
+        if (group)
+            whole = 1 + whole % 3;
+        for (unsigned k = 0; k < whole; k++) {
+            x = x * 1103515245u + 12345u;
+            num[n++] = (char)('0' + (x >> 16) % 10);
+        }
+        if (group) {
+            for (unsigned k = 0; k < 4; k++) {
+                x = x * 1103515245u + 12345u;
+                num[n++] = k ? (char)('0' + (x >> 16) % 10) : ',';
+            }
+            frac %= 8;
+        }
+        if (frac) {
+            num[n++] = '.';
+            for (unsigned k = 0; k < frac; k++) {
+                x = x * 1103515245u + 12345u;
+                num[n++] = (char)('0' + (x >> 16) % 10);
+            }
+        }
+        if (expo && !group)
+            n += (size_t)snprintf(num + n, sizeof num - n, "e%c%02u", (x >> 20) & 1 ? '-' : '+',
+                                  (x >> 21) % 40);
+        num[n] = '\0';
+        snprintf(line, sizeof line, "loss %s step 3/9", num);
+        dx_metric m[32];
+        size_t k = dx_metrics_parse(line, strlen(line), m, DX_ARRAY_LEN(m));
+        double want = plain_value(num);
+        const dx_metric *loss = NULL;
+        for (size_t i = 0; i < k; i++)
+            if (m[i].q == DX_Q_LOSS)
+                loss = &m[i];
+        if (!loss || memcmp(&loss->v, &want, sizeof want)) {
+            printf("%s: read as %.17g, not %.17g\n", line, loss ? loss->v : NAN, want);
+            bad++;
+        }
+    }
+    assert_int_equal(bad, 0);
+}
+
 static void dump(void)
 {
     char line[8192];
@@ -467,6 +559,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_spellings),     cmocka_unit_test(test_units),
         cmocka_unit_test(test_no_metrics),    cmocka_unit_test(test_bounds),
         cmocka_unit_test(test_tables_sorted), cmocka_unit_test(test_memo),
+        cmocka_unit_test(test_number_values),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -3,7 +3,9 @@
 
 #include <hs/hs.h>
 
+#include "attrib.h"
 #include "job.h"
+#include "norm.h"
 
 #include <setjmp.h>
 #include <stdarg.h>
@@ -250,27 +252,89 @@ static void test_leading_blank_class(void **state)
     dx_matcher_free(m);
 }
 
+/* How to write lines for a job row with its own prefilter: half of them in the row's own order
+ * (shape[] picks, part by part, one of six choices of by_kind[]), half from loose parts[]. */
+typedef struct row_lines {
+    const char *id;
+    int shape[16];
+    size_t nshape;
+    const char *by_kind[8][6];
+    const char *parts[48];
+} row_lines;
+
+static const row_lines row_gens[] = {
+    {"job-progress",
+     {0, 1, 2, 1, 3, 1, 4, 1, 3, 5},
+     10,
+     {
+         {"step", "Iter", "iteration", "Batch", "batch", "STEP"},
+         {"", " ", "  ", "\t", "", " "},
+         {":", "=", "", "[", ": [", "="},
+         {"0", "7", "12", "345", "9999", "x"},
+         {"/", "/", "/", " / ", "|", "/"},
+         {"", " loss 2.1", "]", "x", "_", " |"},
+     },
+     {"step",  "Step", "STEP", "iter", "Iter", "iteration", "Iteration", "batch", "Batch", "it",
+      "epoch", " ",    "  ",   "\t",   ":",    "=",         "[",         "]",     "/",     " / ",
+      "0",     "7",    "12",   "345",  "|",    "loss",      "x",         "_",     "-",     "tep",
+      "ter",   "atch", "s",    "a",    "\r",   "(",         "1/2",       "steps"}},
+    {"job-pyspy-frame",
+     {0, 1, 2, 3, 4, 5, 6, 7},
+     8,
+     {
+         {"", "[rank3]: ", "0: ", "x", "[default1]:", "  "},
+         {"    ", "    ", "     ", "    ", "\t", "    "},
+         {"train", "_wait", "forward", "<module>", "a.b", "f1"},
+         {" (", " (", "(", "  (", " (", " ("},
+         {"train.py", "/usr/lib/x.py", "a b", "s.py", "x(y", "t.py"},
+         {":", ":", ":", ":", "::", ":"},
+         {"12", "7", "0", "1", "", "345"},
+         {")", ")", ")", "", ") x", ")]"},
+     },
+     {"    ", " ", "(", ")", ":", "12", "fn", "x.py", "<module>", ".", "_", "\t", "[rank1]: ", "a",
+      "b c", "  ", "3"}},
+    {"job-stack-header-rank",
+     {0, 1, 2, 3, 4, 5, 6},
+     7,
+     {
+         {"", "[rank3]: ", "0: ", "x ", "[default1]:", "host: "},
+         {"Rank", "rank", "RANK", "Rank", "rank", "frank"},
+         {" ", "", "  ", " ", "", "_"},
+         {"3", "12", "0", "x", "", "7"},
+         {"", " stack", " py-spy dump", " dump", " trace", " tracex"},
+         {"", ":", " :", "  ", ": ", "\t"},
+         {"", "", " [repeated 3x across cluster]", "x", "   ", ":\t"},
+     },
+     {"Rank", "rank", " ", ":", "3", "12", " stack", " dump", " trace", " py-spy", "[", "]", "\t",
+      "x", " [repeated 2x across cluster]", "[rank0]: "}},
+};
+
 /* A job row's own prefilter (a signal kept out of the Vectorscan database) accepts every line
- * its pattern matches, so its candidates are a superset as Vectorscan's prefilter mode gives:
- * lines made of the row's words, separators, brackets, numbers and other words, and the same
- * lines with bytes changed, through PCRE2 and through the prefilter. And with the prefilter a
- * chunk's scan proposes every such line, among the other signals' candidates in order. */
+ * its pattern matches, on the whole line or, for an anchored pattern, on the line's body, so its
+ * candidates are a superset as Vectorscan's prefilter mode gives: lines made of the row's words,
+ * separators, brackets, numbers and other words, and the same lines with bytes changed, through
+ * PCRE2 and through the prefilter. And with the prefilter a chunk's scan proposes every such
+ * line, among the other signals' candidates in order. */
 static void test_prefilters_cover_their_patterns(void **state)
 {
     (void)state;
-    static const char *const parts[] = {
-        "step",  "Step", "STEP", "iter", "Iter", "iteration", "Iteration", "batch", "Batch", "it",
-        "epoch", " ",    "  ",   "\t",   ":",    "=",         "[",         "]",     "/",     " / ",
-        "0",     "7",    "12",   "345",  "|",    "loss",      "x",         "_",     "-",     "tep",
-        "ter",   "atch", "s",    "a",    "\r",   "(",         "1/2",       "steps",
-    };
     size_t with = 0;
     for (size_t i = 0; i < dx_job_extractor_count(); i++) {
         dx_prefilter_fn f = dx_job_extractor_prefilter(i);
         if (!f)
             continue;
         with++;
-        const dx_signal *ptrs[2] = {dx_job_extractor_signal(i), &sigs[0]};
+        const dx_signal *sg = dx_job_extractor_signal(i);
+        const row_lines *g = NULL;
+        for (size_t k = 0; k < DX_ARRAY_LEN(row_gens); k++)
+            if (!strcmp(row_gens[k].id, sg->id))
+                g = &row_gens[k];
+        if (!g)
+            fail_msg("%s has a prefilter of its own but no lines to test it with", sg->id);
+        size_t nparts = 0;
+        while (nparts < DX_ARRAY_LEN(g->parts) && g->parts[nparts])
+            nparts++;
+        const dx_signal *ptrs[2] = {sg, &sigs[0]};
         dx_prefilter_fn pre[2] = {f, NULL};
         dx_matcher *m = NULL, *mp = NULL;
         dx_scan *s = NULL, *sp = NULL;
@@ -284,29 +348,18 @@ static void test_prefilters_cover_their_patterns(void **state)
         char chunk[64 * 1024];
         size_t clen = 0, want = 0;
         for (int round = 0; round < 20000; round++) {
-            char line[256];
+            char line[512];
             size_t n = 0;
             x = x * 1103515245u + 12345u;
-            /* half the lines in the row's own order: a word, blanks and separators, a number,
-               a slash, a number */
-            static const int shape[] = {0, 1, 2, 1, 3, 1, 4, 1, 3, 5};
-            static const char *const by_kind[][6] = {
-                {"step", "Iter", "iteration", "Batch", "batch", "STEP"},
-                {"", " ", "  ", "\t", "", " "},
-                {":", "=", "", "[", ": [", "="},
-                {"0", "7", "12", "345", "9999", "x"},
-                {"/", "/", "/", " / ", "|", "/"},
-                {"", " loss 2.1", "]", "x", "_", " |"},
-            };
-            for (unsigned k = 0; round % 2 && k < DX_ARRAY_LEN(shape); k++) {
+            for (unsigned k = 0; round % 2 && k < g->nshape; k++) {
                 x = x * 1103515245u + 12345u;
-                const char *q = by_kind[shape[k]][(x >> 16) % 6];
+                const char *q = g->by_kind[g->shape[k]][(x >> 16) % 6];
                 memcpy(line + n, q, strlen(q));
                 n += strlen(q);
             }
             for (unsigned k = 0, nk = round % 2 ? 0 : 1 + (x >> 16) % 9; k < nk; k++) {
                 x = x * 1103515245u + 12345u;
-                const char *q = parts[(x >> 16) % DX_ARRAY_LEN(parts)];
+                const char *q = g->parts[(x >> 16) % nparts];
                 memcpy(line + n, q, strlen(q));
                 n += strlen(q);
             }
@@ -314,18 +367,22 @@ static void test_prefilters_cover_their_patterns(void **state)
                 x = x * 1103515245u + 12345u;
                 line[(x >> 8) % n] = (char)(' ' + (x >> 16) % 95);
             }
-            int hit = dx_scan_confirm_line(s, 0, line, n, 0, n);
+            /* the line, and its body after the prefix every other line gets (anchored rows) */
+            dx_attr a;
+            dx_attrib_line(line, n, &a);
+            size_t be = dx_norm_body_end(line, a.body, n);
+            int hit = dx_scan_confirm_line(s, 0, line, n, a.body, be - a.body);
             int pass = f(line, n);
             if (hit && !pass)
                 fail_msg("the prefilter refuses a line the pattern matches: %.*s", (int)n, line);
             matched += hit;
             refused += !pass;
-            /* every 50th matching line, with one the other signal matches, into a chunk */
+            /* every 50th matching line, then one the other signal matches, into a chunk */
             if (hit && matched % 50 == 0 && clen + n + 40 < sizeof chunk) {
                 memcpy(chunk + clen, line, n);
                 clen += n;
-                memcpy(chunk + clen, " CUDA out of memory\nnothing here\n", 33);
-                clen += 33;
+                memcpy(chunk + clen, "\nCUDA out of memory\nnothing here\n", 34);
+                clen += 34;
                 want++;
             }
         }
@@ -341,11 +398,120 @@ static void test_prefilters_cover_their_patterns(void **state)
             got += c[k].sig == 0;
         }
         assert_int_equal(got, want);
-        assert_int_equal(nc, 2 * want); /* the other signal on each of those lines too */
+        assert_int_equal(nc, 2 * want); /* and the other signal's line after each */
         dx_scan_free(s);
         dx_scan_free(sp);
         dx_matcher_free(m);
         dx_matcher_free(mp);
+    }
+    assert_true(with > 0);
+}
+
+/* A hand-written matcher (match.c) finds exactly PCRE2's match: the same lines, the same
+ * groups. Lines made of the row's words in every case, blanks of every kind (PCRE2's \s takes
+ * \t \n \v \f \r and the space), separators, brackets, digits, word characters around them and
+ * bytes above 0x7f, half of them in the row's own order, a third with one byte changed; and the
+ * real step lines of five trainers. At least one job row has such a matcher. */
+static void test_hand_matchers_agree_with_pcre2(void **state)
+{
+    (void)state;
+    static const char *const parts[] = {
+        "step",  "Step",  "STEP",     "steps", "iter", "Iter", "ITER", "iteration", "Iteration",
+        "ation", "batch", "Batch",    "atch",  "tep",  "ter",  "b",    "s",         "i",
+        " ",     "  ",    "\t",       "\v",    "\f",   "\r",   ":",    "=",         "[",
+        "]",     "/",     " / ",      "0",     "7",    "12",   "345",  "_",         "x",
+        "-",     "|",     "\xc3\xa9", "\x85",  "\xa0", "(",    "1/2",  "3 /4",      "loss 2.5",
+    };
+    static const char *const real[] = {
+        "step 37/500000 | loss 10.6025 | lr 5.550e-06 | grad_norm 0.720 | tokens/s 43689",
+        " [2024-05-01 08:05:04] iteration      420/  500000 | consumed samples:       215040",
+        "Epoch 0: Step [12/100] loss=1.2",
+        "substep 3/4 step 5/6",
+        "iter 10/20steps batch 3/4",
+        "Iteration: 7 / 9",
+        "Batch=[ 4/8]",
+        "stepping 1/2",
+        "xstep 1/2 Step:3/4_ step 5/6",
+    };
+    size_t with = 0;
+    for (size_t i = 0; i < dx_job_extractor_count(); i++) {
+        const dx_signal *sg = dx_job_extractor_signal(i);
+        const dx_signal *ptrs[1] = {sg};
+        dx_matcher *m = NULL;
+        dx_scan *s = NULL;
+        ddx_error e = {0};
+        assert_int_equal(dx_matcher_new(&m, ptrs, NULL, 1, NULL, 0, &e), DDX_OK);
+        assert_int_equal(dx_scan_new(&s, m, &e), DDX_OK);
+        if (!dx_scan_hand_written(s, 0)) {
+            dx_scan_free(s);
+            dx_matcher_free(m);
+            continue;
+        }
+        with++;
+        unsigned x = 7;
+        size_t matched = 0;
+        for (size_t round = 0; round < 40000 + DX_ARRAY_LEN(real); round++) {
+            char line[512];
+            size_t n = 0;
+            if (round < DX_ARRAY_LEN(real)) {
+                n = strlen(real[round]);
+                memcpy(line, real[round], n);
+            } else {
+                static const int shape[] = {0, 1, 2, 1, 3, 1, 4, 1, 5, 1, 6, 1, 4, 7};
+                static const char *const by_kind[][6] = {
+                    {"step", "Iter", "iteration", "Batch", "xstep", "Iteration"},
+                    {"", " ", "  ", "\t", "\v", "\r"},
+                    {":", "=", "", "[", ": [", "=["},
+                    {"", "", " ", "\f", "\t", "  "},
+                    {"", "", "", "[", "", ""},
+                    {"0", "7", "12", "345", "9999", "x1"},
+                    {"/", "/", "/", " / ", "|", "\t/"},
+                    {"3", "45", "6_", "7a", "8 ", "9/"},
+                };
+                x = x * 1103515245u + 12345u;
+                for (unsigned k = 0; round % 2 && k < DX_ARRAY_LEN(shape); k++) {
+                    x = x * 1103515245u + 12345u;
+                    const char *q = by_kind[shape[k]][(x >> 16) % 6];
+                    memcpy(line + n, q, strlen(q));
+                    n += strlen(q);
+                }
+                for (unsigned k = 0, nk = 1 + (x >> 16) % 12; k < nk; k++) {
+                    x = x * 1103515245u + 12345u;
+                    const char *q = parts[(x >> 16) % DX_ARRAY_LEN(parts)];
+                    memcpy(line + n, q, strlen(q));
+                    n += strlen(q);
+                }
+                if (round % 3 == 0 && n) {
+                    x = x * 1103515245u + 12345u;
+                    line[(x >> 8) % n] = (char)(x >> 20);
+                }
+            }
+            int pcre = dx_scan_confirm_pcre2(s, 0, line, n);
+            uint32_t want[2 * DX_SCAN_PAIRS];
+            const char *base;
+            const uint32_t *ov;
+            size_t wp = pcre ? dx_scan_last(s, &base, &ov) : 0;
+            if (pcre)
+                memcpy(want, ov, 2 * wp * sizeof *ov);
+            int hand = dx_scan_confirm(s, 0, line, n);
+            if (hand != pcre)
+                fail_msg("%s: PCRE2 %s, the hand-written matcher %s: '%.*s'", sg->id,
+                         pcre ? "matches" : "does not match", hand ? "does" : "does not", (int)n,
+                         line);
+            if (!pcre)
+                continue;
+            matched++;
+            size_t hp = dx_scan_last(s, &base, &ov);
+            assert_ptr_equal(base, line);
+            assert_int_equal(hp, wp);
+            for (size_t k = 0; k < 2 * wp; k++)
+                if (ov[k] != want[k])
+                    fail_msg("%s: group offset %zu is %u, PCRE2 says %u: '%.*s'", sg->id, k, ov[k],
+                             want[k], (int)n, line);
+        }
+        assert_true(matched > 2000); /* the lines exercise the pattern */
+        dx_scan_free(s);
+        dx_matcher_free(m);
     }
     assert_true(with > 0);
 }
@@ -359,6 +525,7 @@ int main(void)
         cmocka_unit_test(test_leading_blank_class),
         cmocka_unit_test(test_anchored_on_body),
         cmocka_unit_test(test_prefilters_cover_their_patterns),
+        cmocka_unit_test(test_hand_matchers_agree_with_pcre2),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
