@@ -34,6 +34,8 @@ static const policy policies[] = {
     {"stack", 80, 1, 0, "its stack is outside any collective while the job hangs"},
     {"desync", 20, 1, 0, "it is alone in a different collective"},
     {"nan", 25, 1, 0, "its loss or gradient norm turned non-finite before any other rank's"},
+    /* DDP's parameter check at construction: the rank whose count differs */
+    {"params", 24, 1, 0, "it built a model with another number of parameter tensors"},
     {"tracebacks", 60, 1, 0, "its traceback is in a different collective from the others'"},
     {"uneven", 70, 1, 0, "its number of batches differs from every other rank's"},
     /* rank 0 coordinates a monitored barrier: its report outranks the others' pointers at it */

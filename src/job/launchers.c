@@ -485,7 +485,8 @@ typedef struct la_state {
        terminated with the following error:" is worker N's, up to its exception line; -1 outside
        one */
     int scope;
-    int raised; /* the first worker whose exception mp.spawn reported, -1 none */
+    int raised;            /* the first worker whose exception mp.spawn reported, -1 none */
+    uint32_t raised_lines; /* lines of that report given to that worker */
     int exited; /* the first worker mp.spawn reported exiting with an error code, -1 none */
 } la_state;
 
@@ -536,7 +537,16 @@ static int la_line_rank(dx_job_model *jm, void *stp, const dx_line *l)
     else if (!(n == 0 || s[0] == ' ' || s[0] == '\t' ||
                starts(s, n, "Traceback (most recent call last):")))
         st->scope = -1; /* the exception line closes the traceback */
+    if (l->rank < 0 && r == st->raised && st->raised_lines < UINT32_MAX)
+        st->raised_lines++;
     return l->rank >= 0 ? -1 : r;
+}
+
+int dx_spawn_raised(const dx_job_model *jm, uint32_t *lines)
+{
+    const la_state *st = dx_job_state(jm, &dx_reading_launcher);
+    *lines = st->raised_lines;
+    return st->raised;
 }
 
 static void la_agent(la_state *st, int r, int code)

@@ -39,6 +39,9 @@ DX_HIDDEN int dx_table_lists(const dx_job_model *jm, const dx_rank *x);
 /* The local ranks torchelastic's agent (or mp.spawn, or the failures dict) reported failed, and
  * the first one's exit code. */
 DX_HIDDEN int dx_launcher_agent(const dx_job_model *jm, int *code);
+/* The first worker whose own exception mp.spawn reported ("-- Process N terminated with the
+ * following error:"), -1 none, and how many lines of that report were given to it (*lines). */
+DX_HIDDEN int dx_spawn_raised(const dx_job_model *jm, uint32_t *lines);
 /* The agent's "Sending process N closing signal" lines. */
 DX_HIDDEN int dx_teardown_closing(const dx_job_model *jm);
 /* Restarts so far. */

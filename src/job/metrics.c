@@ -23,9 +23,12 @@
  */
 #include "metrics.h"
 
+#include <ctype.h>
 #include <math.h>
 #include <pthread.h>
+#include <strings.h>
 
+#include "launchers.h"
 #include "progress.h"
 #include "steps.h"
 
@@ -1311,7 +1314,8 @@ static const dx_reading_fact no_facts[] = {
      "per-rank metrics (any spelling: k=v, dicts, JSON, Megatron's fields, bars): the one rank "
      "whose loss (then gradient norm, validation loss, Megatron's NaN-iteration count) is NaN or "
      "infinite at an earlier step than every other rank's, by the step the line gives, else by "
-     "the count of values the rank printed"},
+     "the count of values the rank printed; with step lines that name no rank (mp.spawn's shared "
+     "console), the worker mp.spawn reports failing first with an error about a non-finite value"},
     {"job.nan_onset", "string", "the same comparison, said: which rank, which value, which step"},
     {"job.nan_unranked", "int",
      "the step at which one of several processes printing step lines that name no rank (a shared "
@@ -1379,6 +1383,47 @@ static void index_text(double idx, char *buf, size_t cap)
         snprintf(buf, cap, "step %.0f", idx);
 }
 
+/* Does the exception line name a non-finite value ("loss is nan", "found NaN in local grad norm",
+ * "returned nan values", "inf", "non-finite", FloatingPointError)? */
+static int names_nonfinite(const char *s)
+{
+    static const char *const words[] = {"nan",        "inf",       "infinite",
+                                        "non-finite", "nonfinite", "floatingpointerror"};
+    for (const char *p = s; p && *p;) {
+        while (*p && !isalpha((unsigned char)*p))
+            p++;
+        const char *w = p;
+        while (*p && (isalpha((unsigned char)*p) || *p == '-'))
+            p++;
+        for (size_t k = 0; k < DX_ARRAY_LEN(words); k++)
+            if ((size_t)(p - w) == strlen(words[k]) && !strncasecmp(w, words[k], (size_t)(p - w)))
+                return 1;
+    }
+    return 0;
+}
+
+/* Step lines that name no rank showed one process's loss non-finite a step before every
+ * process's (dx_metrics_unranked_onset); mp.spawn reported worker r's own exception, and it is
+ * about a non-finite value: the process that failed first on its NaN is the one whose loss
+ * turned first, and mp.spawn's report gives its rank. */
+static void spawn_onset(const dx_job_model *jm, no_state *st)
+{
+    int copies, all_from, at = dx_metrics_unranked_onset(jm, &copies, &all_from);
+    uint32_t given;
+    int r = dx_spawn_raised(jm, &given);
+    const dx_rank *x = dx_job_rank_get(jm, r);
+    const char *ex = x ? dx_exception_original(jm, x, NULL) : NULL;
+    if (at < 0 || !ex || !names_nonfinite(ex))
+        return;
+    st->rank = r;
+    snprintf(st->where, sizeof st->where, "mp.spawn's report of process %d", r);
+    snprintf(st->why, sizeof st->why,
+             "one of the %d processes printing step %d has a non-finite loss, every process's "
+             "from step %d (the lines name no rank); mp.spawn reports process %d's own error "
+             "about it first (%.120s)",
+             copies, at, all_from, r, ex);
+}
+
 /* Per quantity, in no_order: the ranks that printed it; the earliest onset; when exactly one rank
  * has it and another rank printed that quantity too (finite then, or non-finite later), that
  * rank is where the NaN began. */
@@ -1423,6 +1468,8 @@ static int no_finish(dx_job_model *jm, void *stp)
             no_order[k] == DX_Q_NAN_COUNT ? "counted NaN" : "non-finite", at, x->where[k],
             next >= 0 ? " (the others' from " : "", next >= 0 ? later : "", next >= 0 ? ")" : "");
     }
+    if (st->rank < 0)
+        spawn_onset(jm, st);
     if (st->rank < 0)
         return DDX_OK;
     return dx_job_vote(jm, "nan", st->rank, 1, "metrics: %s", st->why);

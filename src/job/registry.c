@@ -28,6 +28,7 @@
     X(stuck_rank)                                                                                  \
     X(left_early)                                                                                  \
     X(launcher)                                                                                    \
+    X(param_counts)                                                                                \
     X(busy_rank)                                                                                   \
     X(stacks)                                                                                      \
     X(restarts)                                                                                    \
