@@ -177,3 +177,29 @@ $ diagnose --json tests/data/unrec/ray-task-error-cut.log
 ? 1
 > "exception": "RayTaskError",
 > "original": false,
+
+# Messages as posters quote them inside a sentence: wrapped in quotes, bold markers or
+# backticks, cut after their first words or without their final period, in another release's
+# wording. Each is read by its message family: a collective the backend lacks (any op, any
+# backend, every release's form), the allocator's sentence cut before its sizes, flash-attn's
+# refusal without its period, the coordination service under its newer proto package.
+$ diagnose -q tests/data/unrec/quoted-backend-op.log
+? 1
+> pytorch-distributed-error
+
+$ diagnose -q tests/data/unrec/quoted-oom-cut.log
+? 1
+> cuda-oom
+
+$ diagnose -q tests/data/unrec/quoted-flash-no-period.log
+? 1
+> flash-attn-unsupported-gpu
+
+$ diagnose -q tests/data/unrec/quoted-register-task.log
+? 1
+> jax-distributed-init-timeout
+
+# Prose that names the failure without the exception line is not the failure.
+$ diagnose -q tests/data/unrec/prose-oom-healthy.log
+? 0
+< cuda-oom
