@@ -20,14 +20,16 @@
 
 /* ==== exceptions ============================================================================ */
 
-/* the last line of a Python traceback: "SomeError: message", and Ray's repr of a task's
- * failure: "ray.exceptions.RayTaskError(KeyError): ray::Actor.method() (pid=...)" */
+/* the last line of a Python traceback: "SomeError: message"; Ray's repr of a task's failure:
+ * "ray.exceptions.RayTaskError(KeyError): ray::Actor.method() (pid=...)"; and an exception's
+ * repr as loggers and trainers print a caught one: "MisconfigurationException('message ...')" */
 static const dx_signal ex_patterns[] = {
     {"job-exception", DX_ROLE_NOISE, 0,
-     "^(?<exc>[A-Za-z_][\\w.]*(?:Error|Exception|Interrupt))(?:\\([\\w.]+\\))?(?:: |$)",
+     "^(?<exc>[A-Za-z_][\\w.]*(?:Error|Exception|Interrupt))(?:(?:\\([\\w.]+\\))?(?:: |$)|\\(['\"])",
      "CPython traceback format; Ray's RayTaskError names the task's exception class in "
      "parentheses (python/ray/exceptions.py, RayTaskError.make_dual_exception_type, Ray 1.x to "
-     "2.x)",
+     "2.x); repr(exception) as logging and trainers print a caught exception (CPython's "
+     "BaseException.__repr__: the class, then its arguments' reprs in parentheses)",
      0},
 };
 

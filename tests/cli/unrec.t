@@ -203,3 +203,11 @@ $ diagnose -q tests/data/unrec/quoted-register-task.log
 $ diagnose -q tests/data/unrec/prose-oom-healthy.log
 ? 0
 < cuda-oom
+
+# An exception's repr, as a logger or trainer prints a caught one (the class, then its
+# arguments in parentheses), is the failure's own line: named, not "nothing found".
+$ diagnose tests/data/unrec/exception-repr.log
+? 1
+> Unrecognised failure
+> MisconfigurationException('You requested gpu
+< No known failure found
