@@ -8,8 +8,10 @@
  *                  manager's or IDE's record of a process that exited non-zero (Open MPI,
  *                  MPICH's Hydra, PyCharm's "Process finished with exit code 1"), Hydra's
  *                  "Error executing job with overrides", Ray's record of a worker or actor that
- *                  died, c10::Error's "Exception raised from ..." header, ssh refusing a launcher's connection, torch's "NCCL error
- *                  in: FILE:LINE, ..." printed without its exception class, an NCCL WARN line
+ *                  died, c10::Error's "Exception raised from ..." header, CANN's error record
+ *                  on Ascend NPUs ("EE9999[PID: N] ..."), ssh refusing a launcher's
+ *                  connection, torch's "NCCL error in: FILE:LINE, ..." printed without its
+ *                  exception class, an NCCL WARN line
  *                  (less the optional libraries NCCL warns it could not open, which healthy runs
  *                  print); and a stall: a note that the output stopped or the job froze ("[no
  *                  further output for 25+ minutes]", "> program freezes"). A job whose log shows
@@ -33,6 +35,7 @@ enum {
     FL_HYDRA,
     FL_RAY_DIED,
     FL_C10_RAISED,
+    FL_CANN,
     FL_STALL
 };
 
@@ -134,6 +137,14 @@ static const dx_signal fl_patterns[] = {
                        "a C++ exception was thrown, its message cut above it or printed on "
                        "another rank's stream",
                        0},
+    [FL_CANN] = {"job-failline-cann", DX_ROLE_NOISE, 0,
+                 "^E[A-Z][0-9A-F]{4}(?:: |\\[PID: ?\\d+\\] )\\S",
+                 "Huawei CANN's error records on Ascend NPUs (torch_npu, MindSpore): an error "
+                 "code of E, the reporting module's letter and four hex digits, then \": \" "
+                 "(\"EE9999: Inner Error!\", \"EI0002: ...\") or the process (\"EE9999[PID: "
+                 "43311] The error from device(chipId:1, dieId:0) ...\"); warnings and info "
+                 "records use W and I codes",
+                 0},
     [FL_STALL] = {"job-failline-stall", DX_ROLE_NOISE, 0,
                   "^[\\s\\[(<>#*_-]*(?:\\[\\w+\\]:? )?(?:no (?:further|more) output\\b|nothing "
                   "(?:more|else) (?:is )?(?:printed|logged)\\b|(?:then )?(?:the )?`?[\\w.()]+`? "
