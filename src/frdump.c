@@ -690,7 +690,9 @@ static int cmp_int(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* "[0, 1, 2]" or a list of ints, kept sorted and unique; an empty list leaves ranks NULL. */
+/* "[0, 1, 2]" or a list of ints, kept sorted and unique; an empty list leaves ranks NULL. A rank
+ * of MAX_PG_RANKS or more is left out: no job ddx models has it, and the comparison sizes its
+ * tables by the largest rank. */
 static int pg_ranks(dx_fr_pg *p, json_t *v)
 {
     int *r = NULL;
@@ -705,6 +707,8 @@ static int pg_ranks(dx_fr_pg *p, json_t *v)
                         x = x * 10 + (*s - '0');
                     s++;
                 }
+                if (x >= (long)MAX_PG_RANKS)
+                    continue; /* no rank of a job ddx models: not a member to compare */
                 if (dx_grow((void **)&r, &cap, n + 1, sizeof *r) != DDX_OK)
                     goto fail;
                 r[n++] = (int)x;
@@ -716,7 +720,8 @@ static int pg_ranks(dx_fr_pg *p, json_t *v)
         json_t *x;
         json_array_foreach(v, i, x)
         {
-            if (!json_is_integer(x) || json_integer_value(x) < 0 || n >= MAX_PG_RANKS)
+            if (!json_is_integer(x) || json_integer_value(x) < 0 ||
+                json_integer_value(x) >= MAX_PG_RANKS || n >= MAX_PG_RANKS)
                 continue;
             if (dx_grow((void **)&r, &cap, n + 1, sizeof *r) != DDX_OK)
                 goto fail;
