@@ -871,14 +871,11 @@ static size_t br_others_waited(dx_job_model *jm)
  * no error; so it went on to something else rather than wait with them (rank-0-only evaluation,
  * saving). A bar cut mid-loop is not enough: every rank stalls in the same step then, rank 0
  * included. */
-static void br_bar0(dx_job_model *jm, br_state *st)
+static void br_bar0(dx_job_model *jm, br_state *st, size_t others)
 {
     int closed, moved;
     const char *bar = dx_progress_bar0(jm, &closed, &moved);
-    if (st->rank >= 0 || !bar[0] || !(closed || moved))
-        return;
-    size_t others = br_others_waited(jm);
-    if (!others)
+    if (!bar[0] || !(closed || moved))
         return;
     st->rank = 0;
     snprintf(st->why, sizeof st->why,
@@ -894,15 +891,12 @@ static void br_bar0(dx_job_model *jm, br_state *st)
  * collective, and reported no timeout itself: the others waited for that work (a COCO or other
  * metric computed on rank 0). A checkpoint phase is not read here: saving gathers the state on
  * every rank first, which the checkpoint references weigh. */
-static void br_phase0(dx_job_model *jm, br_state *st)
+static void br_phase0(dx_job_model *jm, br_state *st, size_t others)
 {
     int prank;
     char where[320];
     const char *phase = dx_phase_before_timeout(jm, &prank, where, sizeof where);
-    if (st->rank >= 0 || !phase || prank > 0 || strcmp(phase, "evaluation"))
-        return;
-    size_t others = br_others_waited(jm);
-    if (!others)
+    if (!phase || prank > 0 || strcmp(phase, "evaluation"))
         return;
     st->rank = 0;
     snprintf(st->why, sizeof st->why,
@@ -915,11 +909,12 @@ static void br_phase0(dx_job_model *jm, br_state *st)
  * (SeqNum 1 or 2: the set-up barrier or first broadcast): nothing had run yet, so rank 0 was
  * still in start-up work of its own (preprocessing, loading, downloading) rather than stuck in
  * shared work. */
-static void br_first_collective(dx_job_model *jm, br_state *st)
+static void br_first_collective(dx_job_model *jm, br_state *st, size_t others)
 {
     size_t timed;
     const char *why;
-    if (st->rank >= 0 || dx_stuck_rank(jm, &timed, &why) != 0 || !br_others_waited(jm))
+    (void)others;
+    if (dx_stuck_rank(jm, &timed, &why) != 0)
         return;
     long long top = -1;
     for (size_t r = 1; r < jm->nby; r++) {
@@ -947,9 +942,12 @@ static int br_finish(dx_job_model *jm, void *stp)
     if (st->rank == 0 && !st->why[0] && br_bar_is_own(jm, st->bar_err_rank))
         st->rank = -1;
     br_timed(jm, st);
-    br_bar0(jm, st);
-    br_phase0(jm, st);
-    br_first_collective(jm, st);
+    /* rank 0 busy alone while the others timed out: the first of these ways to see it names it */
+    static void (*const rank0_busy[])(dx_job_model *, br_state *, size_t) = {br_bar0, br_phase0,
+                                                                             br_first_collective};
+    size_t others = st->rank < 0 ? br_others_waited(jm) : 0;
+    for (size_t k = 0; k < DX_ARRAY_LEN(rank0_busy) && st->rank < 0 && others; k++)
+        rank0_busy[k](jm, st, others);
     /* a rank whose progress bar the collective error cut off was busy while others waited */
     if (st->rank < 0 || dx_watchdog_timed_out(jm, st->rank))
         return DDX_OK;
