@@ -18,6 +18,12 @@
  *     is read as its time and the line it holds, unescaped;
  *   - Markdown quotes: a log pasted into an issue as a quote ("> " before most lines) is read
  *     without the quote marks; colours that syslog wrote out as "#033[..m" are dropped;
+ *   - glued launcher lines: torchrun's --tee copies each rank's file line by line, and a read
+ *     that reaches the end of the file mid-line (a bar redrawn without a newline, a line not yet
+ *     flushed whole) is copied at once, headed, without a newline; the next rank's headed line
+ *     then continues it ("[default1]:{'loss': 1.07[default0]:{'loss': nan, ...}"). A line that
+ *     begins with such a header and holds another of the same role further on is split before
+ *     it, so that each rank's text is read as that rank's;
  *   - cluster suffixes: Ray's " [repeated 3x across cluster]" is not part of the message
  *     (dx_norm_body_end, used when an anchored pattern is confirmed on a line's body).
  * A chunk that needs none of this is left alone (dx_norm_chunk returns 0) at the cost of one
@@ -350,6 +356,55 @@ static int emit_line(dx_norm *n, dx_buf *tmp, const char *p, size_t len, uint64_
     return emitted ? DDX_OK : emit(n, "", 0, first, span);
 }
 
+/* ==== glued launcher lines =================================================================== */
+
+/* The length of torchrun's tee header at p ("[default0]:", "[trainer12]:"; the role's letters,
+ * the local rank's digits), 0 none; *role: the length of "[" and the role's letters. */
+static size_t tee_header(const char *p, size_t len, size_t *role)
+{
+    size_t i = 1;
+    if (len < 5 || p[0] != '[')
+        return 0;
+    while (i < len && (isalpha((unsigned char)p[i]) || p[i] == '_'))
+        i++;
+    size_t r = i;
+    while (i < len && isdigit((unsigned char)p[i]))
+        i++;
+    if (r == 1 || i == r || i - r > 6 || i + 1 >= len || p[i] != ']' || p[i + 1] != ':')
+        return 0;
+    *role = r;
+    return i + 2;
+}
+
+/* Where, after its own header, a headed line holds another header of the same role; NULL none. */
+static const char *glued_header(const char *p, size_t len)
+{
+    size_t role, h = tee_header(p, len, &role), r2;
+    if (!h)
+        return NULL;
+    for (const char *q = memmem(p + h, len - h, p, role); q;) {
+        size_t left = (size_t)(p + len - q);
+        if (tee_header(q, left, &r2) && r2 == role)
+            return q;
+        q = left > role ? memmem(q + 1, left - 1, p, role) : NULL;
+    }
+    return NULL;
+}
+
+/* A line split before each glued header, each piece a logical line of its own. */
+static int emit_unglued(dx_norm *n, dx_buf *tmp, const char *p, size_t len, uint64_t first,
+                        uint32_t span)
+{
+    for (const char *g; (g = glued_header(p, len));) {
+        int rc = emit_line(n, tmp, p, (size_t)(g - p), first, span);
+        if (rc)
+            return rc;
+        len -= (size_t)(g - p);
+        p = g;
+    }
+    return emit_line(n, tmp, p, len, first, span);
+}
+
 /* ==== hard wraps =========================================================================== */
 
 typedef struct pline {
@@ -501,6 +556,7 @@ int dx_norm_chunk(dx_norm *n, const char *data, size_t len, uint64_t first_line)
     if (!v)
         return DDX_ENOMEM;
     size_t i = 0, quoted = 0, filled = 0;
+    int glued = 0;
     for (const char *p = data; p < data + len; nl++) {
         if (dx_grow((void **)&v, &capv, nl + 1, sizeof *v)) {
             dx_free(v);
@@ -511,6 +567,7 @@ int dx_norm_chunk(dx_norm *n, const char *data, size_t len, uint64_t first_line)
         v[nl] = (pline){p, trim_blank(p, 0, l), p + l};
         quoted += v[nl].len && p[0] == '>';
         filled += v[nl].len > 0;
+        glued = glued || (p[0] == '[' && glued_header(p, v[nl].len));
         p += l + 1;
     }
     /* a log pasted as a Markdown quote: most lines start with '>' */
@@ -535,7 +592,8 @@ int dx_norm_chunk(dx_norm *n, const char *data, size_t len, uint64_t first_line)
     for (i = 0; i + 1 < nl && !cut; i++)
         cut = colon_cut(&v[i], &v[i + 1]);
     /* Docker's records are looked for last, only when nothing else calls for the rewrite */
-    if (!has_cr && !has_bs && !w && !unquote && !unesc && !cut && !has_docker_record(data, len)) {
+    if (!has_cr && !has_bs && !w && !unquote && !unesc && !cut && !glued &&
+        !has_docker_record(data, len)) {
         dx_free(v);
         return 0;
     }
@@ -568,7 +626,8 @@ int dx_norm_chunk(dx_norm *n, const char *data, size_t len, uint64_t first_line)
         }
         size_t before = n->nlines, bytes = n->out.n;
         if (!rc)
-            rc = emit_line(n, &tmp, p, l, first_line + i, (uint32_t)k);
+            rc = glued ? emit_unglued(n, &tmp, p, l, first_line + i, (uint32_t)k)
+                       : emit_line(n, &tmp, p, l, first_line + i, (uint32_t)k);
         /* anything but the line itself, unchanged, is a change */
         changed |=
             n->nlines != before + 1 || n->out.n - bytes != l + 1 || memcmp(n->out.p + bytes, p, l);

@@ -273,6 +273,40 @@ static void test_no_memory(void **state)
     }
 }
 
+static void test_glued_tee_lines(void **state)
+{
+    (void)state;
+    dx_norm n = {0};
+    /* torchrun's tee copied rank 1's unfinished line, then rank 0's whole one after it; a bar
+       redrawn without a newline, then another rank's line */
+    const char t[] = "[default1]:{'loss': 0.67[default0]:{'loss': nan, 'epoch': 0.5}\n"
+                     "[default1]:17, 'grad_norm': nan}\n"
+                     "[default0]:\r 38%|###  | 3/8 [00:00<00:00]\r 50%|#### | 4/8 [00:00<00:00]"
+                     "[default1]:{'loss': nan}[default0]:x\n";
+    assert_int_equal(dx_norm_chunk(&n, t, sizeof t - 1, 3), 1);
+    assert_int_equal(n.nlines, 7);
+    assert_string_equal(lline(&n, 0), "[default1]:{'loss': 0.67");
+    assert_string_equal(lline(&n, 1), "[default0]:{'loss': nan, 'epoch': 0.5}");
+    assert_int_equal(n.first[1], 3); /* both pieces cite the physical line */
+    assert_string_equal(lline(&n, 2), "[default1]:17, 'grad_norm': nan}");
+    assert_string_equal(lline(&n, 3), "[default0]:"); /* the header the bar was drawn after */
+    assert_string_equal(lline(&n, 4), " 50%|#### | 4/8 [00:00<00:00]");
+    assert_string_equal(lline(&n, 5), "[default1]:{'loss': nan}");
+    assert_string_equal(lline(&n, 6), "[default0]:x");
+    /* another shape of bracket mid-line, a header mid-line of a line that has none, a role
+       written differently: left whole */
+    const char u[] = "[default0]:see [rank1]: and [default]: and [default12a]: here\n"
+                     "text then [default1]:x\n"
+                     "[trainer0]:a [default1]:b\n";
+    assert_int_equal(dx_norm_chunk(&n, u, sizeof u - 1, 1), 0);
+    /* another role's headers are split the same way */
+    const char w[] = "[trainer2]:a[trainer13]:b\n";
+    assert_int_equal(dx_norm_chunk(&n, w, sizeof w - 1, 1), 1);
+    assert_int_equal(n.nlines, 2);
+    assert_string_equal(lline(&n, 1), "[trainer13]:b");
+    dx_norm_fini(&n);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -288,6 +322,7 @@ int main(void)
         cmocka_unit_test(test_syslog_colours),
         cmocka_unit_test(test_body_end),
         cmocka_unit_test(test_no_memory),
+        cmocka_unit_test(test_glued_tee_lines),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
