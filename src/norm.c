@@ -74,12 +74,14 @@ void dx_norm_fini(dx_norm *n)
 {
     dx_buf_fini(&n->out);
     dx_buf_fini(&n->rec);
+    dx_buf_fini(&n->quote);
     dx_free(n->first);
     dx_free(n->span);
     memset(n, 0, sizeof *n);
 }
 
-static int emit(dx_norm *n, const char *p, size_t len, uint64_t first, uint32_t span)
+/* Appends one logical line as it is. */
+static int put(dx_norm *n, const char *p, size_t len, uint64_t first, uint32_t span)
 {
     if (n->nlines == n->cap) {
         size_t cap = n->cap ? 2 * n->cap : 256;
@@ -100,17 +102,201 @@ static int emit(dx_norm *n, const char *p, size_t len, uint64_t first, uint32_t 
     return DDX_OK;
 }
 
-/* ==== escapes ============================================================================== */
+/* ==== messages as posters quote them ======================================================== */
 
-static int has_word(const char *p, size_t len)
+/* Whether p[0..len) holds a failure word: "Error", "Exception", "Traceback", "error:",
+ * "FAILED", "Fatal", "FATAL", "Killed", "Signal ". This runs on every line that holds a quote,
+ * so the bytes that start no word (all but a few capitals, and ':' for "error:") are skipped
+ * with one table lookup each. */
+static int fail_word(const char *p, size_t len)
 {
-    static const char *const words[] = {"Error", "Exception", "Traceback", "error:", "FAILED",
+    static const unsigned char lead[256] = {
+        ['E'] = 1, ['F'] = 1, ['T'] = 1, ['K'] = 1, ['S'] = 1, [':'] = 1};
+    static const char *const words[] = {"Error", "Exception", "Traceback", "FAILED",
                                         "Fatal", "FATAL",     "Killed",    "Signal "};
-    for (size_t i = 0; i < DX_ARRAY_LEN(words); i++)
-        if (memmem(p, len, words[i], strlen(words[i])))
-            return 1;
+    for (size_t i = 0; i < len; i++) {
+        while (i < len && !lead[(unsigned char)p[i]])
+            i++;
+        if (i == len)
+            break;
+        if (p[i] == ':') {
+            if (i >= 5 && !memcmp(p + i - 5, "error", 5))
+                return 1;
+            continue;
+        }
+        for (size_t k = 0; k < DX_ARRAY_LEN(words); k++) {
+            size_t wl = strlen(words[k]);
+            if (words[k][0] == p[i] && wl <= len - i && !memcmp(p + i, words[k], wl))
+                return 1;
+        }
+    }
     return 0;
 }
+
+static int word_char(char c) { return isalnum((unsigned char)c) || c == '_'; }
+
+/* The length of the list or heading markup a line starts with ("- ", "* ", "+ ", "1. ", "2) ",
+ * "### "), when an exception or a failure word begins what follows (is in its first two words,
+ * "RuntimeError: ...", "NCCL error: ..."); 0 otherwise. */
+static size_t markup_prefix(const char *p, size_t len)
+{
+    size_t i = 0;
+    if (len < 3)
+        return 0;
+    if ((p[0] == '-' || p[0] == '*' || p[0] == '+') && p[1] == ' ')
+        i = 2;
+    else if (p[0] == '#') {
+        while (i < len && i < 6 && p[i] == '#')
+            i++;
+        if (i >= len || p[i] != ' ')
+            return 0;
+        i++;
+    } else if (isdigit((unsigned char)p[0])) {
+        while (i < len && i < 3 && isdigit((unsigned char)p[i]))
+            i++;
+        if (i + 1 >= len || (p[i] != '.' && p[i] != ')') || p[i + 1] != ' ')
+            return 0;
+        i += 2;
+    } else
+        return 0;
+    while (i < len && p[i] == ' ')
+        i++;
+    size_t w = i, words = 0;
+    while (w < len && words < 2)
+        words += p[w++] == ' ';
+    return w > i && fail_word(p + i, w - i) ? i : 0;
+}
+
+/* The next quoted span of p[0..len) from *at: its text [*s, *e) and where it ends (*at, past
+ * its closing mark); 0 when there is none. Marks: `code`, **bold**, "..." and '...'; a quote
+ * opens only where no letter or digit stands before it and no blank after it, and closes only
+ * where none stands after it and no blank before it (an apostrophe is no quote). */
+static int next_span(const char *p, size_t len, size_t *at, size_t *s, size_t *e)
+{
+    static const unsigned char mark[256] = {['`'] = 1, ['*'] = 1, ['"'] = 1, ['\''] = 1};
+    for (size_t i = *at; i + 2 < len; i++) {
+        while (i + 2 < len && !mark[(unsigned char)p[i]])
+            i++;
+        if (i + 2 >= len)
+            return 0;
+        char c = p[i];
+        if (c == '`') {
+            const char *q = memchr(p + i + 1, '`', len - i - 1);
+            if (!q)
+                return 0;
+            *s = i + 1;
+            *e = (size_t)(q - p);
+            *at = *e + 1;
+            return 1;
+        }
+        if (c == '*' && p[i + 1] == '*' && p[i + 2] != '*') {
+            const char *q = memmem(p + i + 2, len - i - 2, "**", 2);
+            if (!q)
+                return 0;
+            *s = i + 2;
+            *e = (size_t)(q - p);
+            *at = *e + 2;
+            return 1;
+        }
+        if ((c != '"' && c != '\'') || (i && (word_char(p[i - 1]) || p[i - 1] == c)) ||
+            isspace((unsigned char)p[i + 1]) || p[i + 1] == c)
+            continue;
+        for (size_t k = i + 2; k < len; k++)
+            if (p[k] == c && !isspace((unsigned char)p[k - 1]) &&
+                (k + 1 == len || !word_char(p[k + 1]))) {
+                *s = i + 1;
+                *e = k;
+                *at = k + 1;
+                return 1;
+            }
+        return 0; /* an unclosed quote: what follows is prose */
+    }
+    return 0;
+}
+
+/* The exception name of a repr whose quoted argument starts at s ("RuntimeError('...')",
+ * "torch.OutOfMemoryError(\"...\")"): its start and length; 0 when the quote follows none. */
+static size_t repr_name(const char *p, size_t s, size_t *start)
+{
+    if (s < 7 || p[s - 2] != '(')
+        return 0;
+    size_t b = s - 2;
+    while (b > 0 && word_char(p[b - 1]))
+        b--;
+    size_t nl = s - 2 - b;
+    if (nl < 5 || !isupper((unsigned char)p[b]) ||
+        !((nl >= 5 && !memcmp(p + s - 7, "Error", 5)) ||
+          (nl >= 9 && s >= 11 && !memcmp(p + s - 11, "Exception", 9))))
+        return 0;
+    *start = b;
+    return nl;
+}
+
+#define SPAN_MIN 8  /* a shorter span is a word in quotes, not a message */
+#define SPANS_MAX 4 /* at most this many spans of one line are read */
+
+/* Whether text (a line's body) is a source line a traceback prints for a raise or an assert:
+ * its quoted message is code, read by the signals of source lines, and the message itself
+ * follows in the traceback. */
+static int source_line(const char *p, size_t len)
+{
+    while (len && (*p == ' ' || *p == '\t')) {
+        p++;
+        len--;
+    }
+    return (len > 6 && !memcmp(p, "raise ", 6)) || (len > 7 && !memcmp(p, "assert ", 7));
+}
+
+/* Appends line p[0..len) as read, then each quoted span of it that holds an exception name or a
+ * failure word and a blank (a message, not a name), as a logical line of its own on the same
+ * physical line, after the line's prefixes (its rank and time); an exception's repr is read as
+ * Python would have raised it ("Name: text"). A line that starts with list or heading markup
+ * before an exception is read without the markup. */
+/* Whether the span [*s, *e) of p, as next_span found it, is a message: it is trimmed of a
+ * sentence's end, and holds a blank and an exception name or a failure word (*nl 0), or is the
+ * argument of an exception's repr (*nl the length of its name, at *b). */
+static int span_message(const char *p, size_t *s, size_t *e, size_t *b, size_t *nl)
+{
+    while (*e > *s && (p[*e - 1] == ' ' || p[*e - 1] == '.' || p[*e - 1] == ','))
+        (*e)--; /* "... out of memory." as a sentence's end */
+    *nl = 0;
+    if (*e - *s < SPAN_MIN || !memchr(p + *s, ' ', *e - *s))
+        return 0;
+    if (fail_word(p + *s, *e - *s))
+        return 1;
+    return p[*s - 1] != '`' && p[*s - 1] != '*' && (*nl = repr_name(p, *s, b)) > 0;
+}
+
+static int emit(dx_norm *n, const char *p, size_t len, uint64_t first, uint32_t span)
+{
+    if (!n->marked)
+        return put(n, p, len, first, span);
+    size_t m = markup_prefix(p, len);
+    p += m;
+    len -= m;
+    int rc = put(n, p, len, first, span);
+    if (rc || !fail_word(p, len))
+        return rc;
+    dx_attr a;
+    dx_attrib_line(p, len, &a);
+    if (a.body >= len || source_line(p + a.body, len - a.body))
+        return DDX_OK;
+    size_t at = a.body, s, e, b, nl, k = 0;
+    while (k < SPANS_MAX && next_span(p, len, &at, &s, &e)) {
+        if (!span_message(p, &s, &e, &b, &nl))
+            continue;
+        n->quote.n = 0;
+        if (dx_buf_add(&n->quote, p, a.body) || dx_buf_add(&n->quote, p + b, nl) ||
+            (nl && dx_buf_add(&n->quote, ": ", 2)) || dx_buf_add(&n->quote, p + s, e - s))
+            return DDX_ENOMEM;
+        if ((rc = put(n, n->quote.p, n->quote.n, first, span)))
+            return rc;
+        k++;
+    }
+    return DDX_OK;
+}
+
+/* ==== escapes ============================================================================== */
 
 static int hexval(int c)
 {
@@ -213,7 +399,7 @@ static int wants_unescape(const char *p, size_t len, int *split)
         if (b + 2 >= p + len)
             break;
     }
-    if (nl && has_word(p, len))
+    if (nl && fail_word(p, len))
         *split = 1;
     return *split || quote;
 }
@@ -411,6 +597,7 @@ typedef struct pline {
     const char *p;
     size_t len;      /* without trailing blanks */
     const char *end; /* where the physical line ends in the chunk (its '\n' or the chunk's end) */
+    int mark;        /* it may hold a message as a poster quotes it (quotes_message) */
 } pline;
 
 static int table_end(char c)
@@ -532,6 +719,90 @@ static int drop_syslog_colours(pline *v, size_t nl, dx_buf *out)
     return DDX_OK;
 }
 
+/* Whether p[0..len) may hold a message quoted with mark c (one of marks[]): a span that
+ * next_span could give, of SPAN_MIN bytes or more, holding a blank and an exception name or a
+ * failure word, or an exception's repr. A looser test than emit's (spans of other marks around
+ * it are not looked at), made with memchr alone: most lines with a quote hold a path, a dict's
+ * keys, a list of names. */
+static int quotes_message(const char *p, size_t len, char c)
+{
+    const char *end = p + len;
+    for (const char *o = memchr(p, c, len); o && o + 2 < end;) {
+        const char *s = o + (c == '*' ? 2 : 1), *q = s;
+        if (c == '*' && o[1] != '*') {
+            o = memchr(o + 1, c, (size_t)(end - o - 1));
+            continue;
+        }
+        if ((c == '"' || c == '\'') &&
+            ((o > p && (word_char(o[-1]) || o[-1] == c)) || isspace((unsigned char)o[1]))) {
+            o = memchr(o + 1, c, (size_t)(end - o - 1));
+            continue;
+        }
+        /* the closing mark (a quote: with no blank before it and no letter after it) */
+        for (q = memchr(s, c, (size_t)(end - s)); q; q = memchr(q + 1, c, (size_t)(end - q - 1))) {
+            if (c == '`' || (c == '*' && q + 1 < end && q[1] == '*'))
+                break;
+            if ((c == '"' || c == '\'') && !isspace((unsigned char)q[-1]) &&
+                (q + 1 == end || !word_char(q[1])))
+                break;
+            if (q + 1 >= end)
+                q = NULL;
+            if (!q)
+                break;
+        }
+        if (!q)
+            return memchr(p, '\\', len) && fail_word(p, len); /* escapes undone may close it */
+        size_t b, n = (size_t)(q - s);
+        if (n >= SPAN_MIN && memchr(s, ' ', n) &&
+            (fail_word(s, n) || (c != '`' && c != '*' && repr_name(p, (size_t)(s - p), &b))))
+            return 1;
+        o = q + (c == '*' ? 2 : 1);
+        o = o < end ? memchr(o, c, (size_t)(end - o)) : NULL;
+    }
+    return 0;
+}
+
+/* Marks the lines of v that may hold a message as a poster quotes it; 1 when one does. Each of
+ * the marks is looked for over the chunk (data[0..len)), and again only once a line has passed
+ * its last find, so a line that holds none costs a comparison. */
+static int mark_quotes(pline *v, size_t nl, const char *data, size_t len)
+{
+    static const char marks[] = "`*\"'";
+    const char *next[sizeof marks - 1], *end = data + len, *lo = end;
+    int any = 0;
+    for (size_t k = 0; k < DX_ARRAY_LEN(next); k++) {
+        next[k] = memchr(data, marks[k], len);
+        if (next[k] && next[k] < lo)
+            lo = next[k];
+    }
+    for (size_t i = 0; i < nl; i++) {
+        const char *p = v[i].p;
+        size_t l = v[i].len;
+        if (!l)
+            continue;
+        int hit = 0;
+        if (p < data || p >= end) { /* rewritten without its colours: outside the chunk */
+            for (size_t k = 0; k < DX_ARRAY_LEN(next); k++)
+                hit |= memchr(p, marks[k], l) && quotes_message(p, l, marks[k]);
+        } else if (lo < p + l) {
+            lo = end;
+            for (size_t k = 0; k < DX_ARRAY_LEN(next); k++) {
+                if (next[k] && next[k] < p)
+                    next[k] = memchr(p, marks[k], (size_t)(end - p));
+                if (next[k] && next[k] < p + l)
+                    hit = hit || quotes_message(p, l, marks[k]);
+                if (next[k] && next[k] < lo)
+                    lo = next[k];
+            }
+        }
+        char c = p[0];
+        int list = c == '-' || c == '*' || c == '+' || c == '#' || isdigit((unsigned char)c);
+        v[i].mark = hit || (list && markup_prefix(p, l));
+        any |= v[i].mark;
+    }
+    return any;
+}
+
 /* ==== the chunk ============================================================================ */
 
 /* Whether data[0..len) holds a Docker record's start, {"log":" (found by its '{', which a log
@@ -564,7 +835,7 @@ int dx_norm_chunk(dx_norm *n, const char *data, size_t len, uint64_t first_line)
         }
         const char *e = memchr(p, '\n', (size_t)(data + len - p));
         size_t l = e ? (size_t)(e - p) : (size_t)(data + len - p);
-        v[nl] = (pline){p, trim_blank(p, 0, l), p + l};
+        v[nl] = (pline){p, trim_blank(p, 0, l), p + l, 0};
         quoted += v[nl].len && p[0] == '>';
         filled += v[nl].len > 0;
         glued = glued || (p[0] == '[' && glued_header(p, v[nl].len));
@@ -587,12 +858,13 @@ int dx_norm_chunk(dx_norm *n, const char *data, size_t len, uint64_t first_line)
         dx_free(v);
         return DDX_ENOMEM;
     }
+    int marked = mark_quotes(v, nl, data, len);
     size_t w = wrap_width(v, nl);
     int cut = 0;
     for (i = 0; i + 1 < nl && !cut; i++)
         cut = colon_cut(&v[i], &v[i + 1]);
     /* Docker's records are looked for last, only when nothing else calls for the rewrite */
-    if (!has_cr && !has_bs && !w && !unquote && !unesc && !cut && !glued &&
+    if (!has_cr && !has_bs && !w && !unquote && !unesc && !cut && !glued && !marked &&
         !has_docker_record(data, len)) {
         dx_free(v);
         return 0;
@@ -625,6 +897,9 @@ int dx_norm_chunk(dx_norm *n, const char *data, size_t len, uint64_t first_line)
             changed = 1;
         }
         size_t before = n->nlines, bytes = n->out.n;
+        n->marked = 0;
+        for (size_t j = 0; j < k; j++)
+            n->marked |= v[i + j].mark;
         if (!rc)
             rc = glued ? emit_unglued(n, &tmp, p, l, first_line + i, (uint32_t)k)
                        : emit_line(n, &tmp, p, l, first_line + i, (uint32_t)k);
@@ -633,6 +908,7 @@ int dx_norm_chunk(dx_norm *n, const char *data, size_t len, uint64_t first_line)
             n->nlines != before + 1 || n->out.n - bytes != l + 1 || memcmp(n->out.p + bytes, p, l);
         i += k - 1;
     }
+    n->marked = 0;
     dx_buf_fini(&tmp);
     dx_buf_fini(&joined);
     dx_buf_fini(&esc);

@@ -25,6 +25,8 @@ DX_HIDDEN size_t dx_norm_body_end(const char *line, size_t start, size_t len);
 typedef struct dx_norm {
     dx_buf out;      /* the logical lines, each ending in '\n' */
     dx_buf rec;      /* scratch: a container log record rewritten */
+    dx_buf quote;    /* scratch: an exception's repr read as raised */
+    int marked;      /* the physical line(s) being read may hold a quoted message */
     uint64_t *first; /* [nlines] physical line number each logical line starts on */
     uint32_t *span;  /* [nlines] physical lines it covers (more than 1: a joined wrap) */
     size_t nlines, cap;

@@ -199,6 +199,15 @@ $ diagnose -q tests/data/unrec/quoted-register-task.log
 ? 1
 > jax-distributed-init-timeout
 
+# A message quoted inside the poster's sentence (in backticks here) is read as a line of its
+# own, on the sentence's line: the launcher's signal line, whose signal wants the message to end
+# there, is named instead of "nothing found".
+$ diagnose --json tests/data/unrec/quoted-span-prose.log
+? 1
+> "line": 1,
+> "text": "torch.distributed.elastic.multiprocessing.api.SignalException: Process 1234 got signal: 15",
+> "exception": "SignalException",
+
 # Prose that names the failure without the exception line is not the failure.
 $ diagnose -q tests/data/unrec/prose-oom-healthy.log
 ? 0

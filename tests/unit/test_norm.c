@@ -307,6 +307,91 @@ static void test_glued_tee_lines(void **state)
     dx_norm_fini(&n);
 }
 
+static void test_quoted_in_prose(void **state)
+{
+    (void)state;
+    dx_norm n = {0};
+    /* a message in backticks, in bold, in quotes inside a sentence: the line, then the span,
+       both on the physical line */
+    const char t[] =
+        "I see `RuntimeError: CUDA error: an illegal memory access was encountered` on rank 1\n"
+        "The error is **torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2 MiB**.\n"
+        "I don't know why it's \"ValueError: Default process group has not been initialized.\" "
+        "here\n";
+    assert_int_equal(dx_norm_chunk(&n, t, sizeof t - 1, 4), 1);
+    assert_int_equal(n.nlines, 6);
+    assert_string_equal(lline(&n, 1),
+                        "RuntimeError: CUDA error: an illegal memory access was encountered");
+    assert_int_equal(n.first[0], 4);
+    assert_int_equal(n.first[1], 4);
+    assert_string_equal(lline(&n, 3),
+                        "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2 MiB");
+    assert_int_equal(n.first[3], 5);
+    /* an apostrophe opens no quote; the final period goes with the sentence */
+    assert_string_equal(lline(&n, 5), "ValueError: Default process group has not been initialized");
+    assert_int_equal(n.first[5], 6);
+    /* counter-cases, left whole: quotes around words that are no message (a dict's keys, a
+       path), a failure word outside the quotes, a span too short, apostrophes */
+    const char u[] = "{'loss': 1.07, 'grad_norm': 0.5, 'epoch': 0.1}\n"
+                     "  File \"/usr/lib/python3/site-packages/torch/errors.py\", line 3, in f\n"
+                     "RuntimeError: expected 'float' but got `Half` here\n"
+                     "it's an Error we don't 'know'\n"
+                     "Unhandled exception <class 'RuntimeError'> in thread\n"
+                     "[rank6]:     raise ValueError(\"NCCL error: the source line of a raise\")\n";
+    assert_int_equal(dx_norm_chunk(&n, u, sizeof u - 1, 1), 0);
+    /* a span keeps the line's prefixes: its rank */
+    const char w[] = "[rank3]: failed with \"RuntimeError: NCCL error in: x\" here\n";
+    assert_int_equal(dx_norm_chunk(&n, w, sizeof w - 1, 1), 1);
+    assert_int_equal(n.nlines, 2);
+    assert_string_equal(lline(&n, 1), "[rank3]: RuntimeError: NCCL error in: x");
+    dx_norm_fini(&n);
+}
+
+static void test_exception_repr(void **state)
+{
+    (void)state;
+    dx_norm n = {0};
+    /* a caught exception's repr, as a logger prints it: read as Python raised it */
+    const char t[] = "step failed: RuntimeError('NCCL communicator was aborted on rank 3.')\n"
+                     "got MyError(\"bad thing happened here\") then\n";
+    assert_int_equal(dx_norm_chunk(&n, t, sizeof t - 1, 1), 1);
+    assert_int_equal(n.nlines, 4);
+    assert_string_equal(lline(&n, 1), "RuntimeError: NCCL communicator was aborted on rank 3");
+    assert_string_equal(lline(&n, 3), "MyError: bad thing happened here");
+    /* a call that is no exception's, and a repr whose text is too short: whole */
+    const char u[] = "print('nothing wrong here') and TypeError('x')\n";
+    assert_int_equal(dx_norm_chunk(&n, u, sizeof u - 1, 1), 0);
+    dx_norm_fini(&n);
+}
+
+static void test_list_markup(void **state)
+{
+    (void)state;
+    dx_norm n = {0};
+    /* list items and headings before an exception are read without the markup */
+    const char t[] = "- ValueError: Expected all tensors to be on the same device\n"
+                     "### Traceback (most recent call last):\n"
+                     "2. torch.distributed.DistBackendError: NCCL error in: x\n"
+                     "* **RuntimeError: CUDA error: out of memory**\n";
+    assert_int_equal(dx_norm_chunk(&n, t, sizeof t - 1, 1), 1);
+    assert_int_equal(n.nlines, 5);
+    assert_string_equal(lline(&n, 0), "ValueError: Expected all tensors to be on the same device");
+    assert_string_equal(lline(&n, 1), "Traceback (most recent call last):");
+    assert_string_equal(lline(&n, 2), "torch.distributed.DistBackendError: NCCL error in: x");
+    assert_string_equal(lline(&n, 3), "**RuntimeError: CUDA error: out of memory**");
+    assert_string_equal(lline(&n, 4), "RuntimeError: CUDA error: out of memory");
+    assert_int_equal(n.first[4], 4);
+    /* markup before no failure, or no markup at all: whole */
+    const char u[] = "- loss: 0.5\n"
+                     "1. Install torch, then run the Error-free script\n"
+                     "- see the log below, the Error comes after a long time of training: x\n"
+                     "--- a/train.py\n"
+                     "#1 0x7f in Error::raise() at x.cpp\n"
+                     "2024-01-01 RuntimeError: x\n";
+    assert_int_equal(dx_norm_chunk(&n, u, sizeof u - 1, 1), 0);
+    dx_norm_fini(&n);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -323,6 +408,9 @@ int main(void)
         cmocka_unit_test(test_body_end),
         cmocka_unit_test(test_no_memory),
         cmocka_unit_test(test_glued_tee_lines),
+        cmocka_unit_test(test_quoted_in_prose),
+        cmocka_unit_test(test_exception_repr),
+        cmocka_unit_test(test_list_markup),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
