@@ -38,6 +38,13 @@ Commands (run from the repository root):
                                                data/source-strings/FRAMEWORK.rules that applies
   doc [--check]                                write docs/coverage.md from every data file (with
                                                --check: fail when the committed file differs)
+  cuts [--ddx-cover PATH] [--check]            the messages as posters cut them (after their
+                                               first words, without their final period), each
+                                               matched as judge matches messages; writes
+                                               docs/cut-forms.md (with --check: fail when a
+                                               framework's share still read is below its floor
+                                               in tests/kb/cut-forms.floor, a floor fell, or the
+                                               doc is stale)
 
 How to add a framework: docs/coverage.md, section "Adding a framework".
 """
@@ -1253,6 +1260,212 @@ def cmd_doc(a):
     return 0
 
 
+# ==== cut forms ==============================================================================
+
+CUT_MIN_WORDS = 4   # a poster's cut keeps at least this many words ...
+CUT_MIN_CHARS = 30  # ... or this many characters; a shorter one says too little to be read
+CUT_DOC = os.path.join(ROOT, "docs", "cut-forms.md")
+CUT_FLOORS = os.path.join(ROOT, "tests", "kb", "cut-forms.floor")
+
+
+def first_placeholder(tpl):
+    """Where the first placeholder of a template starts (a '{' that is not a literal '{{')."""
+    i = 0
+    while i < len(tpl):
+        if tpl[i] == "{":
+            if tpl[i + 1:i + 2] == "{":
+                i += 2
+                continue
+            return i
+        if tpl[i] == "}" and tpl[i + 1:i + 2] == "}":
+            i += 2
+            continue
+        i += 1
+    return len(tpl)
+
+
+def cut_forms(tpl):
+    """The forms a poster cuts a message to: ("first-words", the message up to its first
+    placeholder or sentence end, at least CUT_MIN_WORDS words or CUT_MIN_CHARS characters) and
+    ("no-period", the message without its final period); only those that differ from it."""
+    whole = tpl.split("\n")[0].rstrip()
+    out = []
+    end = first_placeholder(whole)
+    m = re.search(r"[.!?](?=\s)", whole)
+    if m and m.start() < end:
+        end = m.start()
+    head = whole[:end].rstrip(" \t,;:([-'\"=")
+    if len(head) < len(whole.rstrip(".")) and \
+            (len(head.split()) >= CUT_MIN_WORDS or len(head) >= CUT_MIN_CHARS):
+        out.append(("first-words", head))
+    if whole.endswith(".") and not whole.endswith("..") and len(whole) > 1:
+        if whole[:-1] != head:
+            out.append(("no-period", whole[:-1]))
+    return out
+
+
+def claimed_refs(disp):
+    return {c.split("/")[0] for c in disp[4:].split(",")} if disp.startswith("ref:") else set()
+
+
+def measure_cuts(ddx_cover):
+    """Per framework: the cut forms of every claimed message, each with the references whose
+    signals read it (ddx-cover, as judge runs it). Returns {framework: [(row, form, text,
+    read_by_claimer, refs_matched)]}."""
+    import tempfile
+    result = {}
+    for name in sorted(f for f in os.listdir(DATA) if f.endswith(".tsv")):
+        fw = name[:-4]
+        rows = read_tsv(os.path.join(DATA, name))
+        items = []
+        for r in rows:
+            if r["kind"].startswith("bare-") or not r["disposition"].startswith("ref:"):
+                continue
+            for form, text in cut_forms(r["template"]):
+                items.append((r, form, text))
+        if not items:
+            result[fw] = []
+            continue
+        with tempfile.TemporaryDirectory() as tmp:
+            path = os.path.join(tmp, fw + ".tsv")
+            write_tsv(path, [dict(r, template=text, line="", disposition="")
+                             for r, _, text in items], fw)
+            samples = os.path.join(DATA, fw + ".samples")
+            if os.path.exists(samples):  # the same fillings as judge's
+                with open(samples, encoding="utf-8") as src, \
+                        open(os.path.join(tmp, fw + ".samples"), "w", encoding="utf-8") as dst:
+                    dst.write(src.read())
+            res = subprocess.run([ddx_cover, "match", path], capture_output=True, text=True)
+            if res.returncode != 0:
+                raise SystemExit("ddx-cover failed: " + res.stderr)
+        matched = {}
+        for ln in res.stdout.splitlines():
+            idx, _, sigs = ln.partition("\t")
+            matched[int(idx)] = {c.split("/")[0] for c in sigs.split(",") if c}
+        out = []
+        for i, (r, form, text) in enumerate(items):
+            refs = matched.get(i, set())
+            out.append((r, form, text, bool(refs & claimed_refs(r["disposition"])), refs))
+        result[fw] = out
+    return result
+
+
+CUT_HEAD = """# Messages cut short: are they still read?
+
+Generated by `tools/source_strings.py cuts` from `data/source-strings/*.tsv`; do not edit by
+hand (the test `kb/cut-forms` fails when a framework's share of cut forms still read falls below
+its floor in `tests/kb/cut-forms.floor`, and those floors only rise).
+
+A poster often quotes a message cut short: after its first words ("RuntimeError: CUDA out of
+memory", with the sizes gone), or without its final period. For every message a reference
+claims (docs/coverage.md), two cut forms are built: **first words**, the message up to its first
+placeholder or sentence end, kept when that is at least %d words or %d characters; and **no
+period**, the message without its final period. Each is matched, as `judge` matches messages,
+by ddx's own engine (`build/ddx-cover`); it is **still read** when a signal of a reference that
+claims the whole message matches it, **not read** otherwise (it may still match another
+reference's signal, named in the list). A cut form is not always specific enough to be read:
+the list below is where a signal could be widened (an optional tail, an optional final period),
+never where the cut form would also match a healthy run's output.
+""" % (CUT_MIN_WORDS, CUT_MIN_CHARS)
+
+
+def cut_summary(result):
+    out = {}
+    for fw, items in result.items():
+        s = {"first-words": [0, 0], "no-period": [0, 0]}
+        for _, form, _, ok, _ in items:
+            s[form][0] += 1
+            s[form][1] += ok
+        out[fw] = s
+    return out
+
+
+def cut_doc(result):
+    summ = cut_summary(result)
+    lines = [CUT_HEAD, "## Summary", "",
+             "| framework | cut forms | still read | not read | first words read | "
+             "no period read |", "|---|---:|---:|---:|---:|---:|"]
+    tot = [0, 0]
+    for fw in sorted(summ):
+        fwd, nop = summ[fw]["first-words"], summ[fw]["no-period"]
+        n, ok = fwd[0] + nop[0], fwd[1] + nop[1]
+        if not n:
+            continue
+        tot[0] += n
+        tot[1] += ok
+        lines.append("| %s | %d | %d | %d | %d/%d | %d/%d |" % (fw, n, ok, n - ok, fwd[1], fwd[0],
+                                                             nop[1], nop[0]))
+    lines.append("| **all** | %d | %d | %d | | |" % (tot[0], tot[1], tot[0] - tot[1]))
+    for fw in sorted(result):
+        miss = [it for it in result[fw] if not it[3]]
+        if not miss:
+            continue
+        lines += ["", "## %s: not read" % fw, ""]
+        for r, form, text, _, refs in sorted(miss, key=lambda it: (it[0]["file"], it[2])):
+            other = (" (matches %s)" % ", ".join(sorted(refs))) if refs else ""
+            lines.append("- `%s` (%s, %s; claimed by %s)%s" % (
+                text.replace("`", "'").replace("|", "\\|"), form, os.path.basename(r["file"]),
+                ", ".join(sorted(claimed_refs(r["disposition"]))), other))
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def read_cut_floors(text):
+    floors = {}
+    for raw in text.splitlines():
+        raw = raw.strip()
+        if not raw or raw.startswith("#"):
+            continue
+        fw, pct = raw.split("\t")
+        floors[fw] = float(pct)
+    return floors
+
+
+def cmd_cuts(a):
+    result = measure_cuts(a.ddx_cover)
+    summ = cut_summary(result)
+    share = {}
+    for fw, s in summ.items():
+        n = s["first-words"][0] + s["no-period"][0]
+        if n:
+            share[fw] = 100.0 * (s["first-words"][1] + s["no-period"][1]) / n
+    for fw in sorted(share):
+        print("%-12s %6.1f %% of %d cut forms still read" % (
+            fw, share[fw], summ[fw]["first-words"][0] + summ[fw]["no-period"][0]),
+            file=sys.stderr)
+    doc = cut_doc(result)
+    if not a.check:
+        with open(CUT_DOC, "w", encoding="utf-8") as f:
+            f.write(doc)
+        return 0
+    fails = 0
+    with open(CUT_FLOORS, encoding="utf-8") as f:
+        floors = read_cut_floors(f.read())
+    for fw, floor in sorted(floors.items()):
+        if share.get(fw, 0.0) + 1e-9 < floor:
+            print("FAIL: %s: %.1f %% of cut forms still read, below the floor %.1f %%" % (
+                fw, share.get(fw, 0.0), floor), file=sys.stderr)
+            fails += 1
+    # the floors only rise: compare with the last two commits' files when there is history (an
+    # uncommitted edit, and the commit that made one)
+    rel = os.path.relpath(CUT_FLOORS, ROOT)
+    for rev in ("HEAD", "HEAD~1"):
+        prev = subprocess.run(["git", "-C", ROOT, "show", rev + ":" + rel], capture_output=True,
+                              text=True)
+        if prev.returncode != 0:
+            continue
+        for fw, floor in read_cut_floors(prev.stdout).items():
+            if fw not in floors or floors[fw] < floor:
+                print("FAIL: %s: the cut-form floor fell or went (%.1f in %s)" % (fw, floor, rev),
+                      file=sys.stderr)
+                fails += 1
+    with open(CUT_DOC, encoding="utf-8") as f:
+        if f.read() != doc:
+            print("FAIL: docs/cut-forms.md is stale: run python3 tools/source_strings.py cuts",
+                  file=sys.stderr)
+            fails += 1
+    return 1 if fails else 0
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     sub = p.add_subparsers(dest="cmd", required=True)
@@ -1266,8 +1479,12 @@ def main():
     j.add_argument("--ddx-cover", default=os.path.join(ROOT, "build", "ddx-cover"))
     d = sub.add_parser("doc")
     d.add_argument("--check", action="store_true")
+    c = sub.add_parser("cuts")
+    c.add_argument("--ddx-cover", default=os.path.join(ROOT, "build", "ddx-cover"))
+    c.add_argument("--check", action="store_true")
     a = p.parse_args()
-    return {"extract": cmd_extract, "judge": cmd_judge, "doc": cmd_doc}[a.cmd](a) or 0
+    return {"extract": cmd_extract, "judge": cmd_judge, "doc": cmd_doc,
+            "cuts": cmd_cuts}[a.cmd](a) or 0
 
 
 if __name__ == "__main__":
