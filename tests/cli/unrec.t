@@ -208,6 +208,17 @@ $ diagnose --json tests/data/unrec/quoted-span-prose.log
 > "text": "torch.distributed.elastic.multiprocessing.api.SignalException: Process 1234 got signal: 15",
 > "exception": "SignalException",
 
+# A message quoted in backticks and cut after its first sentence's words (no period, nothing
+# after it) is read by the reference that claims the whole message; the same words in a
+# sentence that goes on are not.
+$ diagnose -q tests/data/unrec/quoted-cut-weights-only.log
+? 1
+> checkpoint-weights-only-load
+
+$ diagnose -q tests/data/unrec/prose-weights-only-healthy.log
+? 0
+< checkpoint-weights-only-load
+
 # Prose that names the failure without the exception line is not the failure.
 $ diagnose -q tests/data/unrec/prose-oom-healthy.log
 ? 0
