@@ -24,10 +24,19 @@
  *     then continues it ("[default1]:{'loss': 1.07[default0]:{'loss': nan, ...}"). A line that
  *     begins with such a header and holds another of the same role further on is split before
  *     it, so that each rank's text is read as that rank's;
+ *   - messages as posters quote them: a message inside a sentence, in backticks, **bold** or
+ *     quotes ("when I run it I get `RuntimeError: ...` and then"), is read a second time as a
+ *     logical line of its own after the sentence, on the same physical line and after the
+ *     line's prefixes, so that a signal anchored at the message's start or end sees it as
+ *     raised (diag.c counts a signal once a physical line, so nothing is counted twice); an
+ *     exception's repr (RuntimeError('...')) is read as raised ("RuntimeError: ..."); a list
+ *     item or heading before an exception ("- ", "1. ", "### ") is read without its markup.
+ *     Only a line with a quote mark and a failure word is looked at twice;
  *   - cluster suffixes: Ray's " [repeated 3x across cluster]" is not part of the message
  *     (dx_norm_body_end, used when an anchored pattern is confirmed on a line's body).
  * A chunk that needs none of this is left alone (dx_norm_chunk returns 0) at the cost of one
- * memchr for '\r', one for '\\' and a pass over line lengths.
+ * memchr for '\r', one for '\\', a pass over line lengths and one memchr a line that holds a
+ * quote mark.
  */
 #include "norm.h"
 

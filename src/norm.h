@@ -9,7 +9,9 @@
  *     return glued together (a progress bar and the error printed over it) split apart, a log
  *     embedded in JSON or a Python repr (escaped quotes, literal "\n") unescaped and split,
  *     lines hard-wrapped at a terminal's width joined again, a container runtime's JSON record
- *     read as the line it holds. Each logical line keeps the number
+ *     read as the line it holds, a message quoted inside a poster's sentence (backticks, bold,
+ *     quotes, an exception's repr) read again as a line of its own, list and heading markup
+ *     before an exception taken off. Each logical line keeps the number
  *     of the physical line it starts on and how many it covers, so evidence still cites the
  *     original file and line.
  */
