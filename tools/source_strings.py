@@ -1121,7 +1121,9 @@ The releases scanned are those whose source could be had: PyTorch 1.13.1 and 2.6
 source packages), a snapshot of its main branch from March 2025 (2.7.0a0), and 2.0.0 and 2.4.0 as
 a vendor's port of those releases carries them (MetaX's mcPytorch; the files the port changed,
 those that name its hardware, left out); NCCL at the last patch of every minor release from 2.4
-to 2.30. "first..last" is therefore the first and last scanned release where a message exists
+to 2.30; transformers as the copies of its package that public projects carry in their own
+repositories (its own history is too large to fetch), each labelled with the `__version__` it
+declares, a development snapshot (4.14.0.dev0, 4.56.0.dev0) or a release. "first..last" is therefore the first and last scanned release where a message exists
 unchanged, not the exact release that introduced or removed it.
 """
 
