@@ -440,6 +440,10 @@ class PyScanner(ast.NodeVisitor):
         elif attr.endswith("_log_and_throw") and len(args) >= 2:
             name = ast.unparse(args[0]).split(".")[-1]
             self.add("raise", esc_text(name) + ": " + self.template(args[1]), self.src_line(node))
+        elif (fname == "print" or attr == "add_log_entry") and args and self.is_str(args[0]):
+            # text written straight to the terminal: a plain print, or bitsandbytes' CUDA-setup
+            # log, whose entries are printed as they are when the setup fails
+            self.add("print", self.template(args[0]))
         elif re.match(r"^torch\._check(_\w+)?$", fname) and len(args) >= 2:
             self.add("check", self.template(args[1]), self.src_line(node))
         elif attr in ("deprecated", "_deprecated") and args and self.is_str(args[0]):
@@ -1128,7 +1132,8 @@ DOC_HOWTO = """
    a tag (`GITDIR@TAG`), then
    `python3 tools/source_strings.py extract <framework> --release 2.6.0=DIR --release ...`.
    Python files are read with `ast` (`raise`, `assert ..., msg`, `warnings.warn`, `logger.*`,
-   `torch._check`, `_log_and_throw`, Megatron's `log_single_rank`, with f-strings, `%`, `.format` and local message variables
+   `torch._check`, `_log_and_throw`, Megatron's `log_single_rank`, `print` and bitsandbytes'
+   `add_log_entry` (kind `print`), with f-strings, `%`, `.format` and local message variables
    turned into templates); C and C++ files with a small scanner (`TORCH_CHECK*`,
    `TORCH_INTERNAL_ASSERT`, `C10_THROW_ERROR`, `TORCH_WARN*`, `C10D_*` logging, `LOG(...) <<`
    streams, `fmt::format`, `c10::str`, `throw X(...)`, NCCL's `WARN`/`INFO` printf formats).
