@@ -388,6 +388,15 @@ class PyScanner(ast.NodeVisitor):
                 self.add("str", dollar_template(t))
         self.generic_visit(node)
 
+    def visit_Return(self, node):
+        # an exception class's __str__ returns the message Python prints after the class name
+        if self.funcs and self.funcs[-1] == "__str__" and node.value is not None and \
+                self.is_str(node.value):
+            t = self.template(node.value)
+            if letters(t) >= 12 and " " in t:
+                self.add("str", t)
+        self.generic_visit(node)
+
     def in_raise(self, node):
         return id(node) in self.raised
 
@@ -440,6 +449,11 @@ class PyScanner(ast.NodeVisitor):
         elif attr.endswith("_log_and_throw") and len(args) >= 2:
             name = ast.unparse(args[0]).split(".")[-1]
             self.add("raise", esc_text(name) + ": " + self.template(args[1]), self.src_line(node))
+        elif attr == "__init__" and owner.startswith("super(") and args and self.is_str(args[0]):
+            # an exception class passing its message to its base: super().__init__("...")
+            t = self.template(args[0])
+            if letters(t) >= 12 and " " in t:
+                self.add("str", t)
         elif (fname == "print" or attr == "add_log_entry") and args and self.is_str(args[0]):
             # text written straight to the terminal: a plain print, or bitsandbytes' CUDA-setup
             # log, whose entries are printed as they are when the setup fails
@@ -1118,8 +1132,11 @@ The releases scanned are those whose source could be had: PyTorch 1.13.1 and 2.6
 source packages), a snapshot of its main branch from March 2025 (2.7.0a0), and 2.0.0 and 2.4.0 as
 a vendor's port of those releases carries them (MetaX's mcPytorch; the files the port changed,
 those that name its hardware, left out); NCCL at the last patch of every minor release from 2.4
-to 2.30. "first..last" is therefore the first and last scanned release where a message exists
-unchanged, not the exact release that introduced or removed it.
+to 2.30; Ray at its tags 1.0.0, 1.4.0 and 1.8.0 and then, since the copies that could be had
+after 2021 carry no release tags, its master branch on six dates, labelled YYYY.MM (2022.06 to
+2026.05; data/source-strings/ray.paths gives the day of each). "first..last" is therefore the
+first and last scanned release where a message exists unchanged, not the exact release that
+introduced or removed it.
 """
 
 DOC_HOWTO = """
@@ -1132,6 +1149,7 @@ DOC_HOWTO = """
    a tag (`GITDIR@TAG`), then
    `python3 tools/source_strings.py extract <framework> --release 2.6.0=DIR --release ...`.
    Python files are read with `ast` (`raise`, `assert ..., msg`, `warnings.warn`, `logger.*`,
+   the text an exception's `__str__` returns or passes to `super().__init__`,
    `torch._check`, `_log_and_throw`, Megatron's `log_single_rank`, `print` and bitsandbytes'
    `add_log_entry` (kind `print`), with f-strings, `%`, `.format` and local message variables
    turned into templates); C and C++ files with a small scanner (`TORCH_CHECK*`,
