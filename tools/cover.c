@@ -441,7 +441,8 @@ static const form forms[] = {
     {"log-", ".py", "%M: [%W] "},                            /* torchelastic's own format */
     {"log-", ".py", "%L1204 10:00:00.123000 4242 %F:123] "}, /* torch's own handler, 2.4+ */
     {"log-", ".py", "[default0]:%L1204 10:00:00.123000 4242 %F:123] "},
-    {"log-", ".cpp", "[%L1204 10:00:00.123456789 %B:123] "}, /* glog as c10 prints it */
+    {"log-", ".py", "2021-10-29 13:32:44,123\t%W %B:123 -- "}, /* Ray's logging format */
+    {"log-", ".cpp", "[%L1204 10:00:00.123456789 %B:123] "},   /* glog as c10 prints it */
     {"log-", ".cpp", "[rank1]:[%L1204 10:00:00.123456789 %B:123] "},
     {"log-", ".cpp", "[%L %B:123] "}, /* before 2.4 */
     {"log-", ".hpp", "[%L1204 10:00:00.123456789 %B:123] "},

@@ -395,6 +395,15 @@ class PyScanner(ast.NodeVisitor):
                 self.add("str", dollar_template(t))
         self.generic_visit(node)
 
+    def visit_Return(self, node):
+        # an exception class's __str__ returns the message Python prints after the class name
+        if self.funcs and self.funcs[-1] == "__str__" and node.value is not None and \
+                self.is_str(node.value):
+            t = self.template(node.value)
+            if letters(t) >= 12 and " " in t:
+                self.add("str", t)
+        self.generic_visit(node)
+
     def in_raise(self, node):
         return id(node) in self.raised
 
@@ -447,6 +456,15 @@ class PyScanner(ast.NodeVisitor):
         elif attr.endswith("_log_and_throw") and len(args) >= 2:
             name = ast.unparse(args[0]).split(".")[-1]
             self.add("raise", esc_text(name) + ": " + self.template(args[1]), self.src_line(node))
+        elif attr == "__init__" and owner.startswith("super(") and args and self.is_str(args[0]):
+            # an exception class passing its message to its base: super().__init__("...")
+            t = self.template(args[0])
+            if letters(t) >= 12 and " " in t:
+                self.add("str", t)
+        elif (fname == "print" or attr == "add_log_entry") and args and self.is_str(args[0]):
+            # text written straight to the terminal: a plain print, or bitsandbytes' CUDA-setup
+            # log, whose entries are printed as they are when the setup fails
+            self.add("print", self.template(args[0]))
         elif re.match(r"^torch\._check(_\w+)?$", fname) and len(args) >= 2:
             self.add("check", self.template(args[1]), self.src_line(node))
         elif attr in ("deprecated", "_deprecated") and args and self.is_str(args[0]):
@@ -1123,8 +1141,11 @@ a vendor's port of those releases carries them (MetaX's mcPytorch; the files the
 those that name its hardware, left out); NCCL at the last patch of every minor release from 2.4
 to 2.30; transformers as the copies of its package that public projects carry in their own
 repositories (its own history is too large to fetch), each labelled with the `__version__` it
-declares, a development snapshot (4.14.0.dev0, 4.56.0.dev0) or a release. "first..last" is therefore the first and last scanned release where a message exists
-unchanged, not the exact release that introduced or removed it.
+declares, a development snapshot (4.14.0.dev0, 4.56.0.dev0) or a release; Ray at its tags 1.0.0,
+1.4.0 and 1.8.0 and then, since the copies that could be had after 2021 carry no release tags,
+its master branch on six dates, labelled YYYY.MM (2022.06 to 2026.05; data/source-strings/
+ray.paths gives the day of each). "first..last" is therefore the first and last scanned release
+where a message exists unchanged, not the exact release that introduced or removed it.
 """
 
 DOC_HOWTO = """
@@ -1137,7 +1158,9 @@ DOC_HOWTO = """
    a tag (`GITDIR@TAG`), then
    `python3 tools/source_strings.py extract <framework> --release 2.6.0=DIR --release ...`.
    Python files are read with `ast` (`raise`, `assert ..., msg`, `warnings.warn`, `logger.*`,
-   `torch._check`, `_log_and_throw`, Megatron's `log_single_rank`, with f-strings, `%`, `.format` and local message variables
+   the text an exception's `__str__` returns or passes to `super().__init__`,
+   `torch._check`, `_log_and_throw`, Megatron's `log_single_rank`, `print` and bitsandbytes'
+   `add_log_entry` (kind `print`), with f-strings, `%`, `.format` and local message variables
    turned into templates); C and C++ files with a small scanner (`TORCH_CHECK*`,
    `TORCH_INTERNAL_ASSERT`, `C10_THROW_ERROR`, `TORCH_WARN*`, `C10D_*` logging, `LOG(...) <<`
    streams, `fmt::format`, `c10::str`, `throw X(...)`, NCCL's `WARN`/`INFO` printf formats).
