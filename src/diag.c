@@ -1805,11 +1805,15 @@ static int is_noise_line(const ddx_report *rep, uint64_t seq)
  * knows (ZeRO-3's "Invalidate trace cache" is a symptom of some hangs, and by itself noise). */
 static int has_failure_line(const ddx_report *rep, const dx_finding *f)
 {
-    for (size_t k = 0; k < f->nevid; k++)
-        if (f->evid[k].weight > 0 &&
-            (f->evid[k].sig->role == DX_ROLE_ROOT || f->evid[k].sig->role == DX_ROLE_SYMPTOM) &&
-            !is_noise_line(rep, f->evid[k].ev->seq))
+    for (size_t k = 0; k < f->nevid; k++) {
+        const dx_signal *s = f->evid[k].sig;
+        /* a stall's line (at_end: its input stops there, nothing failed anywhere) is evidence by
+         * where it stands, however harmless the line itself */
+        int stall = f->ref->conds && f->ref->conds[s - f->ref->signals].at_end;
+        if (f->evid[k].weight > 0 && (s->role == DX_ROLE_ROOT || s->role == DX_ROLE_SYMPTOM) &&
+            (stall || !is_noise_line(rep, f->evid[k].ev->seq)))
             return 1;
+    }
     return 0;
 }
 

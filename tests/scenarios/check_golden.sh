@@ -5,10 +5,11 @@
 #
 # tests/scenarios/golden/<name>/ holds what one real run of tests/scenarios/<name>/ left behind
 # (console.log: the launcher's console with every rank's output; logs/: torchrun's --log_dir
-# tree) and expected.json: {"top": ID|null, "culprit_rank": N|null, "known_failing": "why"?}.
+# tree) and expected.json: {"top": ID|null, "culprit_rank": N|null|"unknown",
+# "known_failing": "why"?}.
 # The check is the live harness's (run.py): diagnoses[0].id must be `top` (null: no diagnosis
 # at level likely or confirmed) and, when culprit_rank is a number, ddx's culprit_rank must equal
-# it. Cases with known_failing report XFAIL/XPASS and do not fail the run. Needs no torch and
+# it; "unknown": ddx must name no culprit (nothing in the logs ties the failure to a rank). Cases with known_failing report XFAIL/XPASS and do not fail the run. Needs no torch and
 # no JSON tool: ddx's pretty-printed JSON is read with awk (top-level keys at two spaces,
 # diagnosis fields at six). Exit 0 all met (known failures aside), 1 otherwise, 2 usage.
 set -u
@@ -58,7 +59,9 @@ for name in $names; do
             case $got in *live:*) ok=0 ;; esac
         else
             [ "$got_top" = "$top" ] || ok=0
-            if [ "$culprit" != null ] && [ "$got_culprit" != "$culprit" ]; then ok=0; fi
+            if [ "$culprit" = unknown ]; then
+                [ "$got_culprit" = null ] || ok=0
+            elif [ "$culprit" != null ] && [ "$got_culprit" != "$culprit" ]; then ok=0; fi
         fi
     fi
     if [ -n "$known" ]; then

@@ -27,7 +27,10 @@ purpose (or, for `healthy` and the stragglers, finishes). scenario.json:
                  alone (a scheduler's time limit reaching the job step), not to its workers
   top            the reference id ddx must rank first; null: ddx must find nothing
                  (no diagnosis at level likely or confirmed)
-  culprit_rank   the rank ddx must blame; null: not checked (no single rank is at fault)
+  culprit_rank   the rank ddx must blame; null: not checked (no single rank is at fault);
+                 "unknown": ddx must name no culprit, because nothing in what the job left
+                 behind ties the failure to a rank (the bad rank is set, but no line says which
+                 process is which)
   expect_exit    0 or "nonzero": the job's own exit status, to prove the failure reproduced
   timeout        seconds before the scenario's whole process group is killed
   known_failing  optional: why ddx does not meet the expectation yet. Such a scenario is
@@ -284,7 +287,11 @@ def judge(report, top, culprit):
         return True, got_top, got_culprit, ""
     if got_top != top:
         return False, got_top, got_culprit, f"top is {got_top}, expected {top}"
-    if culprit is not None and got_culprit != culprit:
+    if culprit == "unknown":
+        if got_culprit is not None:
+            return False, got_top, got_culprit, \
+                f"culprit rank {got_culprit}, expected none (no line ties the failure to a rank)"
+    elif culprit is not None and got_culprit != culprit:
         return False, got_top, got_culprit, f"culprit rank {got_culprit}, expected {culprit}"
     return True, got_top, got_culprit, ""
 
