@@ -1570,13 +1570,13 @@ static int native_cands(dx_scan *s, const char *data, size_t len, const uint32_t
  * text, so what ddx reports does not depend on which lines were scanned (test_match.c compares
  * the two on every reference example, digits changed). */
 
-/* 0x80 in each byte of x that is an ASCII digit ('0' < b - 1 and b < '9' + 1, exact for
- * every byte value; "hasbetween" of Sean Eron Anderson's bit hacks). */
+/* 0x80 in each byte of x that is an ASCII digit: a byte below 0x80 is one when adding 0x80 - '0'
+ * sets its top bit and adding 0x7f - '9' does not (neither carries into the next byte). */
 static inline uint64_t digit_bytes(uint64_t x)
 {
-    const uint64_t ones = 0x0101010101010101ull, low = ones * 127;
-    uint64_t lo7 = x & low;
-    return (ones * (127 + ':') - lo7) & ~x & (lo7 + ones * (127 - '/')) & (ones * 128);
+    const uint64_t ones = 0x0101010101010101ull, high = ones * 0x80;
+    uint64_t low = x & ~high;
+    return (low + ones * (0x80 - '0')) & ~(low + ones * (0x7f - '9')) & ~x & high;
 }
 
 /* The shape of s[0..n) into out (n rounded up to 8 bytes; the bytes past n are zero) and its
@@ -1599,8 +1599,7 @@ static inline __attribute__((always_inline)) uint64_t shape_with(const char *s, 
                 w = (w & ~((uint64_t)0xff << (8 * k))) | (uint64_t)'a' << (8 * k);
         }
         memcpy(out + i, &w, 8);
-        h = (h ^ w) * 0x9e3779b97f4a7c15ull;
-        h ^= h >> 31;
+        h = (h + w) * 0x9e3779b97f4a7c15ull;
     }
     h *= 0xbf58476d1ce4e5b9ull;
     h ^= h >> 29;
