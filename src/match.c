@@ -848,7 +848,7 @@ static const char *gap_suffix(const char *p)
  * byte but the newline"), a \x escape naming a digit becomes \d. A quantifier's counts ({20,})
  * and a group's name ((?<r1>...)) keep their digits: they name no byte. What this reading does
  * not know (a back reference, an octal escape, \p, \Q, a conditional) is left as it is and makes
- * the expression unsure: a matcher with an unsure expression keeps no shape cache. test_match.c
+ * the expression unsure: a matcher with an unsure expression keeps no shape cache. test_scan.c
  * checks that the built-in database's expressions are all blind, and that lines of a cached
  * shape get the candidates a scan of each gives. */
 
@@ -875,6 +875,8 @@ static int hex_val(char c)
  * assertion (its digits in *digits: all or none), or -2 for one this reading does not know. */
 static size_t escape_at(const char *p, size_t i, int *value, unsigned *digits)
 {
+    static const char named[] = "ntrfea"; /* escapes naming one byte, and the bytes */
+    static const unsigned char named_byte[] = {'\n', '\t', '\r', '\f', 27, 7};
     char c = p[i + 1];
     *digits = 0;
     *value = -1;
@@ -900,13 +902,8 @@ static size_t escape_at(const char *p, size_t i, int *value, unsigned *digits)
         *digits = ALL_DIGITS;
     else if (c != '\0' && strchr("DWshvRbBAzZG", c))
         *digits = 0;
-    else if (c != '\0' && strchr("ntrfea", c))
-        *value = c == 'n'   ? '\n'
-                 : c == 't' ? '\t'
-                 : c == 'r' ? '\r'
-                 : c == 'f' ? '\f'
-                 : c == 'e' ? 27
-                            : 7;
+    else if (c != '\0' && strchr(named, c))
+        *value = named_byte[strchr(named, c) - named];
     else if (c == '\0' || (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') ||
              (c >= 'A' && c <= 'Z'))
         *value = -2; /* a back reference, octal, \p, \g, \k, \c, \o, \Q, \E, \K, \X ... */
