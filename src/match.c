@@ -1621,12 +1621,12 @@ static int matcher_blind(dx_matcher *m)
             nat++;
             continue;
         }
+        /* read on the pattern itself: what dx_hs_pattern and the literals add (\n, \t, \xHH,
+         * classes of blanks, groups) the rewriting always reads */
         int sure = 0;
-        char *hp = dx_hs_pattern(m->sigs[i]->pattern);
-        char *bp = hp ? blind_expr(hp, &sure) : NULL;
+        char *bp = blind_expr(m->sigs[i]->pattern, &sure);
         if (!bp || !sure)
             b = 2;
-        dx_free(hp);
         dx_free(bp);
     }
     atomic_store_explicit(&m->blind, b, memory_order_release);
