@@ -33,7 +33,29 @@ struct dx_matcher {
     size_t nnative;
     /* [nsig] the signal's hand-written matcher (see "hand-written matchers"), NULL: PCRE2 */
     const struct hand_matcher **hand;
+    /* whether every expression and prefilter is digit-blind (the shape cache): 0 not known yet,
+       1 yes, 2 no */
+    _Atomic int blind;
 };
+
+/* the shape cache (see "the shape cache" below) */
+#define SHAPE_SLOTS 4096u    /* shapes kept (a power of two) */
+#define SHAPE_WAYS 4u        /* a shape is kept in one of the 4 slots its hash names */
+#define SHAPE_MAX 1024u      /* longer lines are scanned */
+#define SHAPE_MIN_LINES 64u  /* a chunk of fewer lines is scanned whole */
+#define SHAPE_BLOCK 256u     /* lines looked up, then scanned, then kept, at a time */
+#define SHAPE_SKIP 4u        /* chunks scanned whole after one whose shapes rarely repeated */
+#define LINE_MISS UINT32_MAX /* a line of no kept shape (its hash in lh) */
+#define LINE_LONG (UINT32_MAX - 1)
+
+typedef struct shape_ent {
+    uint64_t h; /* its hash; 0: the slot is empty */
+    uint32_t len, nsig;
+    uint64_t used;  /* when it was last kept or reused (the scan's clock) */
+    char *text;     /* the shape [len] (and room for a word's overrun) */
+    uint32_t *sigs; /* [nsig] its line's candidates, in order */
+    size_t captext, capsig;
+} shape_ent;
 
 struct dx_scan {
     dx_matcher *m;
@@ -58,7 +80,17 @@ struct dx_scan {
     size_t *line_end; /* [nsig] end of the last line a signal was recorded on, +1 */
     const char *data;
     size_t len;
+    size_t base; /* where in data the scan being run starts */
     int oom;
+    /* the shape cache (see "the shape cache"): SHAPE_SLOTS shapes, allocated on first use */
+    shape_ent *shapes;
+    uint32_t *lstat; /* [lines of the chunk] the slot of its shape, LINE_MISS or LINE_LONG */
+    uint64_t *lh;    /* [lines of the chunk] a new shape's hash */
+    size_t caplstat, caplh;
+    char mask[SHAPE_MAX + 8]; /* the shape of the line being looked up */
+    int shape_mode;           /* DX_SHAPES_ */
+    unsigned shape_skip;      /* chunks still to scan whole */
+    uint64_t shape_chunks, shape_hits, shape_lines, shape_clock;
 };
 
 /* ==== building ============================================================================= */
@@ -803,9 +835,252 @@ static const char *gap_suffix(const char *p)
     return cut && strlen(cut) >= 12 ? cut : NULL;
 }
 
-static int compile_db(dx_matcher *m, ddx_error *err)
+/* ==== digit-blind expressions ===============================================================
+ *
+ * A trainer's lines repeat a handful of shapes: the same text with other numbers in it. The scan
+ * keeps, per shape (the line with every digit read as '0'), the candidates a line of that shape
+ * got, and gives them to the next line of the shape without scanning it (the shape cache,
+ * below). That is exact only if no expression of the database can tell one digit from another:
+ * then two lines that differ only in their digits' values get the same candidates. So every
+ * expression is made digit-blind as it is added, and the candidates stay a superset of the lines
+ * PCRE2 matches (PCRE2 still confirms each candidate on its own text): a digit in a literal
+ * becomes \d, a class holding some digits but not all gets all ten (a negated one becomes "any
+ * byte but the newline"), a \x escape naming a digit becomes \d. A quantifier's counts ({20,})
+ * and a group's name ((?<r1>...)) keep their digits: they name no byte. What this reading does
+ * not know (a back reference, an octal escape, \p, \Q, a conditional) is left as it is and makes
+ * the expression unsure: a matcher with an unsure expression keeps no shape cache. test_scan.c
+ * checks that the built-in database's expressions are all blind, and that lines of a cached
+ * shape get the candidates a scan of each gives. */
+
+#define ALL_DIGITS 0x3ffu
+
+/* The digits (bit d for '0' + d) in the byte range lo..hi. */
+static unsigned digits_in(unsigned lo, unsigned hi)
 {
-    exprs e = {0};
+    unsigned d = 0;
+    for (unsigned v = lo < '0' ? '0' : lo; v <= hi && v <= '9'; v++)
+        d |= 1u << (v - '0');
+    return d;
+}
+
+static int hex_val(char c)
+{
+    return c >= '0' && c <= '9'   ? c - '0'
+           : c >= 'a' && c <= 'f' ? c - 'a' + 10
+           : c >= 'A' && c <= 'F' ? c - 'A' + 10
+                                  : -1;
+}
+
+/* The escape at p[i] ('\\'): its length; *value the byte it names, or -1 for a set of bytes or an
+ * assertion (its digits in *digits: all or none), or -2 for one this reading does not know. */
+static size_t escape_at(const char *p, size_t i, int *value, unsigned *digits)
+{
+    static const char named[] = "ntrfea"; /* escapes naming one byte, and the bytes */
+    static const unsigned char named_byte[] = {'\n', '\t', '\r', '\f', 27, 7};
+    char c = p[i + 1];
+    *digits = 0;
+    *value = -1;
+    if (c == 'x') {
+        size_t k = i + 2;
+        unsigned v = 0;
+        if (p[k] == '{') {
+            for (k++; hex_val(p[k]) >= 0; k++)
+                v = (v * 16 + (unsigned)hex_val(p[k])) & 0xfff;
+            if (p[k] != '}') {
+                *value = -2;
+                return k - i;
+            }
+            k++;
+        } else {
+            for (size_t e = k + 2; k < e && hex_val(p[k]) >= 0; k++)
+                v = v * 16 + (unsigned)hex_val(p[k]);
+        }
+        *value = v > 0xff ? -2 : (int)v;
+        return k - i;
+    }
+    if (c != '\0' && strchr("dwSHVN", c))
+        *digits = ALL_DIGITS;
+    else if (c != '\0' && strchr("DWshvRbBAzZG", c))
+        *digits = 0;
+    else if (c != '\0' && strchr(named, c))
+        *value = named_byte[strchr(named, c) - named];
+    else if (c == '\0' || (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') ||
+             (c >= 'A' && c <= 'Z'))
+        *value = -2; /* a back reference, octal, \p, \g, \k, \c, \o, \Q, \E, \K, \X ... */
+    else
+        *value = (unsigned char)c; /* an escaped punctuation byte */
+    return c == '\0' ? 1 : 2;
+}
+
+/* The class at p[i] ('['): its length, the digits it holds (before negation), whether it is
+ * negated; *sure 0 when it holds something this reading does not know. */
+static size_t class_at(const char *p, size_t i, unsigned *digits, int *negated, int *sure)
+{
+    size_t k = i + 1;
+    *digits = 0;
+    *negated = p[k] == '^';
+    k += (size_t)*negated;
+    int first = 1;
+    while (p[k] && (p[k] != ']' || first)) {
+        first = 0;
+        int lo;
+        unsigned d = 0;
+        if (p[k] == '[' && p[k + 1] == ':') { /* [:alpha:] */
+            const char *end = strstr(p + k + 2, ":]");
+            if (!end) {
+                *sure = 0;
+                return strlen(p + i);
+            }
+            static const char *const with_digits[] = {"alnum", "digit", "xdigit",
+                                                      "graph", "print", "word"};
+            size_t n = (size_t)(end - (p + k + 2));
+            const char *name = p + k + 2 + (p[k + 2] == '^');
+            int neg = p[k + 2] == '^', has = 0;
+            for (size_t w = 0; w < DX_ARRAY_LEN(with_digits); w++)
+                has |= strlen(with_digits[w]) == n - (size_t)neg &&
+                       !strncmp(name, with_digits[w], n - (size_t)neg);
+            *digits |= has != neg ? ALL_DIGITS : 0;
+            k = (size_t)(end - p) + 2;
+            continue;
+        }
+        size_t len = 1;
+        if (p[k] == '\\')
+            len = escape_at(p, k, &lo, &d);
+        else
+            lo = (unsigned char)p[k];
+        if (lo == -2)
+            *sure = 0;
+        k += len;
+        if (lo >= 0 && p[k] == '-' && p[k + 1] && p[k + 1] != ']') { /* a range lo-hi */
+            int hi;
+            unsigned hd = 0;
+            size_t hl = 1;
+            if (p[k + 1] == '\\')
+                hl = escape_at(p, k + 1, &hi, &hd);
+            else
+                hi = (unsigned char)p[k + 1];
+            if (hi < 0)
+                *sure = 0;
+            else
+                d = digits_in((unsigned)lo, (unsigned)hi);
+            k += 1 + hl;
+        } else if (lo >= 0) {
+            d = digits_in((unsigned)lo, (unsigned)lo);
+        }
+        *digits |= d;
+    }
+    if (!p[k])
+        *sure = 0;
+    return p[k] ? k + 1 - i : k - i;
+}
+
+/* Whether p[i] ('{') starts a quantifier: {n}, {n,} or {n,m}; its length, or 0. */
+static size_t quantifier_at(const char *p, size_t i)
+{
+    size_t k = i + 1, d = k;
+    while (p[k] >= '0' && p[k] <= '9')
+        k++;
+    if (k == d)
+        return 0;
+    if (p[k] == ',')
+        for (k++; p[k] >= '0' && p[k] <= '9'; k++)
+            ;
+    return p[k] == '}' ? k + 1 - i : 0;
+}
+
+/* The expression p made digit-blind (a new string, NULL when out of memory); *sure 0 when it holds
+ * a construct this reading does not know (left as it was). */
+static char *blind_expr(const char *p, int *sure)
+{
+    size_t n = strlen(p);
+    char *out = dx_malloc(3 * n + 16);
+    if (!out)
+        return NULL;
+    *sure = 1;
+    size_t o = 0;
+    for (size_t i = 0; i < n;) {
+        char c = p[i];
+        size_t len = 1;
+        if (c == '\\') {
+            int v;
+            unsigned d;
+            len = escape_at(p, i, &v, &d);
+            if (v == -2)
+                *sure = 0;
+            if (v >= '0' && v <= '9') {
+                memcpy(out + o, "\\d", 2);
+                o += 2;
+                i += len;
+                continue;
+            }
+        } else if (c == '[') {
+            unsigned d;
+            int neg;
+            len = class_at(p, i, &d, &neg, sure);
+            if (d && d != ALL_DIGITS && p[i + len - 1] == ']') {
+                if (neg) {
+                    memcpy(out + o, "[^\\n]", 5);
+                    o += 5;
+                } else {
+                    /* \d first (after a leading ']', which is a literal there) */
+                    size_t at = 1 + (p[i + 1] == ']');
+                    memcpy(out + o, p + i, at);
+                    memcpy(out + o + at, "\\d", 2);
+                    memcpy(out + o + at + 2, p + i + at, len - at);
+                    o += len + 2;
+                }
+                i += len;
+                continue;
+            }
+        } else if (c == '{') {
+            size_t q = quantifier_at(p, i);
+            len = q ? q : 1;
+        } else if (c == '(' && p[i + 1] == '?') {
+            /* a group's name keeps its digits; a conditional or a comment is not read */
+            const char *name = NULL;
+            if ((p[i + 2] == '<' && p[i + 3] != '=' && p[i + 3] != '!') || p[i + 2] == '\'')
+                name = p + i + 3;
+            else if (p[i + 2] == 'P' && p[i + 3] == '<')
+                name = p + i + 4;
+            if (name) {
+                const char *end = strpbrk(name, ">'");
+                len = end ? (size_t)(end - (p + i)) + 1 : n - i;
+            } else {
+                if (p[i + 2] == '(' || p[i + 2] == '#' || (p[i + 2] >= '0' && p[i + 2] <= '9') ||
+                    p[i + 2] == 'R' || p[i + 2] == '&' || p[i + 2] == '+')
+                    *sure = 0;
+                len = 2;
+            }
+        } else if (c >= '0' && c <= '9') {
+            memcpy(out + o, "\\d", 2);
+            o += 2;
+            i++;
+            continue;
+        }
+        memcpy(out + o, p + i, len);
+        o += len;
+        i += len;
+    }
+    out[o] = '\0';
+    return out;
+}
+
+char *dx_blind_expression(const char *p, int *sure) { return blind_expr(p, sure); }
+
+/* Expression p (freed) made digit-blind; NULL when out of memory. One this reading is not sure
+ * of stays as blind_expr leaves it (the matcher then keeps no shape cache). */
+static char *blind_of(char *p)
+{
+    int sure;
+    char *b = p ? blind_expr(p, &sure) : NULL;
+    dx_free(p);
+    return b;
+}
+
+/* The database's expressions: each signal's fast-pattern literals, or its prefilter, made
+ * digit-blind; the signals with a prefilter of their own have none. */
+static int build_exprs(const dx_matcher *m, exprs *e)
+{
     int rc = DDX_OK;
     for (size_t i = 0, nat = 0; i < m->nsig && !rc; i++) {
         const dx_signal *sg = m->sigs[i];
@@ -816,13 +1091,53 @@ static int compile_db(dx_matcher *m, ddx_error *err)
         fp_set set;
         if (fp_literals(sg->pattern, sg->caseless, &set)) {
             for (size_t k = 0; k < set.n && !rc; k++)
-                rc = expr_add(&e, fp_expression(set.s[k], set.len[k]),
+                rc = expr_add(e, blind_of(fp_expression(set.s[k], set.len[k])),
                               set.icase[k] ? HS_FLAG_CASELESS : 0, (unsigned)i);
         } else {
             const char *part = gap_suffix(sg->pattern);
-            rc = expr_add(&e, dx_hs_pattern(part ? part : sg->pattern), hs_flags(sg), (unsigned)i);
+            rc = expr_add(e, blind_of(dx_hs_pattern(part ? part : sg->pattern)), hs_flags(sg),
+                          (unsigned)i);
         }
     }
+    return rc;
+}
+
+static void exprs_free(exprs *e)
+{
+    for (size_t i = 0; i < e->n; i++)
+        dx_free(e->pats[i]);
+    dx_free(e->pats);
+    dx_free(e->flags);
+    dx_free(e->ids);
+}
+
+int dx_matcher_exprs_blind(const dx_matcher *m, char *msg, size_t cap)
+{
+    exprs e = {0};
+    if (build_exprs(m, &e)) {
+        exprs_free(&e);
+        snprintf(msg, cap, "out of memory");
+        return -1;
+    }
+    int n = (int)e.n;
+    for (size_t i = 0; i < e.n && n >= 0; i++) {
+        int sure = 0;
+        char *b = blind_expr(e.pats[i], &sure);
+        if (!b || !sure || strcmp(b, e.pats[i])) {
+            snprintf(msg, cap, "signal '%s': expression '%s' is not digit-blind%s",
+                     m->sigs[e.ids[i]]->id, e.pats[i], sure ? "" : " (a construct not read)");
+            n = -1;
+        }
+        dx_free(b);
+    }
+    exprs_free(&e);
+    return n;
+}
+
+static int compile_db(dx_matcher *m, ddx_error *err)
+{
+    exprs e = {0};
+    int rc = build_exprs(m, &e);
     if (rc) {
         rc = dx_err(err, DDX_ENOMEM, "out of memory");
         goto fail;
@@ -841,11 +1156,7 @@ static int compile_db(dx_matcher *m, ddx_error *err)
         hs_free_compile_error(ce);
     }
 fail:
-    for (size_t i = 0; i < e.n; i++)
-        dx_free(e.pats[i]);
-    dx_free(e.pats);
-    dx_free(e.flags);
-    dx_free(e.ids);
+    exprs_free(&e);
     return rc;
 }
 
@@ -1129,6 +1440,13 @@ void dx_scan_free(dx_scan *s)
     dx_free(s->cands);
     dx_free(s->merged);
     dx_free(s->line_end);
+    for (size_t i = 0; s->shapes && i < SHAPE_SLOTS; i++) {
+        dx_free(s->shapes[i].text);
+        dx_free(s->shapes[i].sigs);
+    }
+    dx_free(s->shapes);
+    dx_free(s->lstat);
+    dx_free(s->lh);
     dx_free(s);
 }
 
@@ -1140,7 +1458,7 @@ static int on_match(unsigned int id, unsigned long long from, unsigned long long
     dx_scan *s = ctx;
     /* the line is the one holding the last matched byte: a prefilter approximation may have
      * matched the newline itself (a trailing \s or [^x]) */
-    size_t pos = to ? (size_t)to - 1 : 0;
+    size_t pos = s->base + (to ? (size_t)to - 1 : 0);
     if (pos >= s->len)
         pos = s->len ? s->len - 1 : 0;
     if (pos < s->line_end[id])
@@ -1233,6 +1551,280 @@ static int native_cands(dx_scan *s, const char *data, size_t len, const uint32_t
     return DDX_OK;
 }
 
+/* ==== the shape cache =======================================================================
+ *
+ * A line's shape is its text with every digit read as '0'. With a digit-blind database (above)
+ * and digit-blind prefilters of the rows' own (the step words, the py-spy frame and the "Rank N:"
+ * heading tests read any digit alike), the candidates of a line are a function of its shape:
+ * each scan keeps, for the shapes it saw last (a table of SHAPE_SLOTS, a shape in one of the
+ * SHAPE_WAYS slots its hash names, replacing the one reused least recently), the signals its
+ * line got, and a line of a kept shape gets them
+ * without being scanned. The lines of new shapes are scanned as before, a run of them at a
+ * time (or the whole chunk, when most are new), and their shapes kept. Lines longer than
+ * SHAPE_MAX are always scanned. Where a chunk's lines rarely repeat a kept shape (a log that is
+ * not a trainer's), the next chunks are scanned whole without looking their shapes up. The
+ * candidates stay a superset of PCRE2's lines either way, and PCRE2 confirms each on its own
+ * text, so what ddx reports does not depend on which lines were scanned (test_match.c compares
+ * the two on every reference example, digits changed). */
+
+/* 0x80 in each byte of x that is an ASCII digit: a byte below 0x80 is one when adding 0x80 - '0'
+ * sets its top bit and adding 0x7f - '9' does not (neither carries into the next byte). */
+static inline uint64_t digit_bytes(uint64_t x)
+{
+    const uint64_t ones = 0x0101010101010101ull, high = ones * 0x80;
+    uint64_t low = x & ~high;
+    return (low + ones * (0x80 - '0')) & ~(low + ones * (0x7f - '9')) & ~x & high;
+}
+
+/* The shape of s[0..n) into out (n rounded up to 8 bytes; the bytes past n are zero) and its
+ * hash (never 0). wrong: the test's wrong shape, which reads every letter as 'a' too. */
+static inline __attribute__((always_inline)) uint64_t shape_with(const char *s, size_t n, char *out,
+                                                                 int wrong)
+{
+    uint64_t h = 0x243f6a8885a308d3ull ^ n;
+    for (size_t i = 0; i < n; i += 8) {
+        uint64_t w = 0;
+        if (n - i >= 8)
+            memcpy(&w, s + i, 8);
+        else
+            for (size_t k = 0; k < n - i; k++)
+                w |= (uint64_t)(unsigned char)s[i + k] << (8 * k);
+        w &= ~((digit_bytes(w) >> 7) * 0x0f); /* a digit's low four bits: '0' */
+        for (size_t k = 0; wrong && k < 8; k++) {
+            unsigned char c = (unsigned char)(w >> (8 * k));
+            if ((c | 0x20) >= 'a' && (c | 0x20) <= 'z')
+                w = (w & ~((uint64_t)0xff << (8 * k))) | (uint64_t)'a' << (8 * k);
+        }
+        memcpy(out + i, &w, 8);
+        h = (h + w) * 0x9e3779b97f4a7c15ull;
+    }
+    h *= 0xbf58476d1ce4e5b9ull;
+    h ^= h >> 29;
+    return h | 1;
+}
+
+static uint64_t shape_of(const char *s, size_t n, char *out, int wrong)
+{
+    return wrong ? shape_with(s, n, out, 1) : shape_with(s, n, out, 0);
+}
+
+/* Whether the matcher's database and prefilters are digit-blind, found once (by the first scan
+ * of a chunk long enough for the cache). */
+static int matcher_blind(dx_matcher *m)
+{
+    int b = atomic_load_explicit(&m->blind, memory_order_acquire);
+    if (b)
+        return b == 1;
+    b = 1;
+    for (size_t i = 0, nat = 0; i < m->nsig && b == 1; i++) {
+        if (nat < m->nnative && m->native[nat] == i) {
+            nat++;
+            continue;
+        }
+        /* read on the pattern itself: what dx_hs_pattern and the literals add (\n, \t, \xHH,
+         * classes of blanks, groups) the rewriting always reads */
+        int sure = 0;
+        char *bp = blind_expr(m->sigs[i]->pattern, &sure);
+        if (!bp || !sure)
+            b = 2;
+        dx_free(bp);
+    }
+    atomic_store_explicit(&m->blind, b, memory_order_release);
+    return b == 1;
+}
+
+/* Keeps line [start, start + n) (hash h) with its candidates cands[0..k). */
+static int shape_keep(dx_scan *s, const char *line, size_t n, uint64_t h, const dx_cand *cands,
+                      size_t k)
+{
+    /* in the slot of the four that holds it already (two lines of a block), else in an empty
+     * one, else in place of the one reused least recently */
+    shape_ent *set = &s->shapes[h & (SHAPE_SLOTS - SHAPE_WAYS)], *e = set;
+    for (size_t w = 1; w < SHAPE_WAYS && e->h && e->h != h; w++)
+        if (!set[w].h || set[w].h == h || set[w].used < e->used)
+            e = &set[w];
+    e->used = ++s->shape_clock;
+    if (dx_grow((void **)&e->text, &e->captext, n + 8, 1) ||
+        dx_grow((void **)&e->sigs, &e->capsig, k ? k : 1, sizeof *e->sigs))
+        return DDX_ENOMEM;
+    shape_of(line, n, e->text, s->shape_mode == DX_SHAPES_WRONG);
+    for (size_t j = 0; j < k; j++)
+        e->sigs[j] = cands[j].sig;
+    e->h = h;
+    e->len = (uint32_t)n;
+    e->nsig = (uint32_t)k;
+    return DDX_OK;
+}
+
+/* Keeps the shapes of the block's lines of new shapes (lines[a..b), their states s->lstat[0..b-a)),
+ * each with its candidates (those of the block are s->cands[from..ncands), in order). */
+static int shapes_keep(dx_scan *s, const char *data, size_t len, const uint32_t *lines, size_t a,
+                       size_t b, size_t from)
+{
+    size_t k = from;
+    for (size_t li = a; li < b; li++) {
+        size_t start = lines[li], end = lines[li + 1] <= len ? lines[li + 1] - 1 : len;
+        while (k < s->ncands && s->cands[k].line < start)
+            k++;
+        size_t e = k;
+        while (e < s->ncands && s->cands[e].line == start)
+            e++;
+        if (s->lstat[li - a] == LINE_MISS &&
+            shape_keep(s, data + start, end - start, s->lh[li - a], s->cands + k, e - k))
+            return DDX_ENOMEM;
+        k = e;
+    }
+    return DDX_OK;
+}
+
+/* Scans data[from..to) for candidates, appended to s->cands (in the order Vectorscan ends them). */
+static int scan_range(dx_scan *s, size_t from, size_t to, ddx_error *err)
+{
+    while (s->m->db && from < to) {
+        size_t n = to - from;
+        if (n > (1u << 30))
+            n = 1u << 30;
+        s->base = from;
+        hs_error_t rc = hs_scan(s->m->db, s->data + from, (unsigned)n, 0, s->scratch, on_match, s);
+        if (rc != HS_SUCCESS && rc != HS_SCAN_TERMINATED)
+            return dx_err(err, DDX_EIO, "pattern scan failed (Vectorscan error %d)", (int)rc);
+        if (s->oom)
+            return dx_err(err, DDX_ENOMEM, "out of memory while scanning");
+        from += n;
+    }
+    s->base = 0;
+    return DDX_OK;
+}
+
+/* The whole chunk scanned (Vectorscan, then the rows' own prefilters), its candidates sorted. */
+static int scan_whole(dx_scan *s, const char *data, size_t len, const uint32_t *lines,
+                      size_t nlines, ddx_error *err)
+{
+    int rc = scan_range(s, 0, len, err);
+    if (rc)
+        return rc;
+    sort_cands(s->cands, s->ncands);
+    if (s->m->nnative && native_cands(s, data, len, lines, nlines))
+        return dx_err(err, DDX_ENOMEM, "out of memory while scanning");
+    return DDX_OK;
+}
+
+/* The candidates of the rows' own prefilters on line data[start..end), appended. */
+static int native_line(dx_scan *s, const char *data, size_t start, size_t end)
+{
+    const dx_matcher *m = s->m;
+    for (size_t k = 0; k < m->nnative; k++) {
+        if (!m->native_fn[k](data + start, end - start))
+            continue;
+        if (dx_grow((void **)&s->cands, &s->capcands, s->ncands + 1, sizeof(dx_cand)))
+            return DDX_ENOMEM;
+        s->cands[s->ncands++] = (dx_cand){start, end, m->native[k]};
+    }
+    return DDX_OK;
+}
+
+/* Scans lines[a..b) (Vectorscan over their bytes, then the rows' own prefilters), appending their
+ * candidates in order. */
+static int scan_lines(dx_scan *s, const char *data, size_t len, const uint32_t *lines, size_t a,
+                      size_t b, ddx_error *err)
+{
+    size_t from = s->ncands;
+    int rc = scan_range(s, lines[a], lines[b] <= len ? lines[b] : len, err);
+    if (rc)
+        return rc;
+    for (size_t j = a; j < b; j++)
+        if (native_line(s, data, lines[j], lines[j + 1] <= len ? lines[j + 1] - 1 : len))
+            return dx_err(err, DDX_ENOMEM, "out of memory while scanning");
+    sort_cands(s->cands + from, s->ncands - from);
+    return DDX_OK;
+}
+
+/* The chunk's candidates through the shape cache, a block of SHAPE_BLOCK lines at a time: each
+ * line's shape looked up; the lines of kept shapes get their shape's signals, the others are
+ * scanned (each run of them, or the whole block when they hold more than a quarter of its
+ * bytes); then the block's new shapes are kept (only then: a new shape may take the slot of a
+ * shape a later line of the block reuses). */
+static int shaped_scan(dx_scan *s, const char *data, size_t len, const uint32_t *lines,
+                       size_t nlines, ddx_error *err)
+{
+    if ((!s->shapes && !(s->shapes = dx_calloc(SHAPE_SLOTS, sizeof *s->shapes))) ||
+        dx_grow((void **)&s->lstat, &s->caplstat, SHAPE_BLOCK, sizeof *s->lstat) ||
+        dx_grow((void **)&s->lh, &s->caplh, SHAPE_BLOCK, sizeof *s->lh))
+        return dx_err(err, DDX_ENOMEM, "out of memory while scanning");
+    int wrong = s->shape_mode == DX_SHAPES_WRONG, rc;
+    size_t hits = 0;
+    for (size_t a = 0; a < nlines; a += SHAPE_BLOCK) {
+        size_t b = nlines - a < SHAPE_BLOCK ? nlines : a + SHAPE_BLOCK, missed = 0;
+        for (size_t li = a; li < b; li++) {
+            size_t start = lines[li], end = lines[li + 1] <= len ? lines[li + 1] - 1 : len;
+            size_t n = end - start;
+            if (n > SHAPE_MAX) {
+                s->lstat[li - a] = LINE_LONG;
+                missed += n + 1;
+                continue;
+            }
+            uint64_t h = shape_of(data + start, n, s->mask, wrong);
+            uint32_t slot = (uint32_t)(h & (SHAPE_SLOTS - SHAPE_WAYS));
+            size_t w = 0;
+            for (; w < SHAPE_WAYS; w++) {
+                shape_ent *e = &s->shapes[slot + w];
+                if (e->h == h && e->len == n && !memcmp(e->text, s->mask, n)) {
+                    e->used = ++s->shape_clock;
+                    break;
+                }
+            }
+            if (w < SHAPE_WAYS) {
+                s->lstat[li - a] = slot + (uint32_t)w;
+                hits++;
+            } else {
+                s->lstat[li - a] = LINE_MISS;
+                s->lh[li - a] = h;
+                missed += n + 1;
+            }
+        }
+        size_t from = s->ncands, bytes = (lines[b] <= len ? lines[b] : len) - lines[a];
+        if (missed > bytes / 4) {
+            if ((rc = scan_lines(s, data, len, lines, a, b, err)))
+                return rc;
+        } else {
+            for (size_t li = a; li < b;) {
+                if (s->lstat[li - a] >= LINE_LONG) {
+                    size_t e = li + 1;
+                    while (e < b && s->lstat[e - a] >= LINE_LONG)
+                        e++;
+                    if ((rc = scan_lines(s, data, len, lines, li, e, err)))
+                        return rc;
+                    li = e;
+                    continue;
+                }
+                const shape_ent *e = &s->shapes[s->lstat[li - a]];
+                size_t start = lines[li], end = lines[li + 1] <= len ? lines[li + 1] - 1 : len;
+                if (dx_grow((void **)&s->cands, &s->capcands, s->ncands + e->nsig + 1,
+                            sizeof(dx_cand)))
+                    return dx_err(err, DDX_ENOMEM, "out of memory while scanning");
+                for (uint32_t j = 0; j < e->nsig; j++)
+                    s->cands[s->ncands++] = (dx_cand){start, end, e->sigs[j]};
+                li++;
+            }
+        }
+        if (shapes_keep(s, data, len, lines, a, b, from))
+            return dx_err(err, DDX_ENOMEM, "out of memory while scanning");
+    }
+    s->shape_hits += hits;
+    s->shape_lines += nlines;
+    if (s->shape_chunks++ && hits < nlines / 16)
+        s->shape_skip = SHAPE_SKIP;
+    return DDX_OK;
+}
+
+void dx_scan_shapes(dx_scan *s, int mode) { s->shape_mode = mode; }
+
+void dx_scan_shape_stats(const dx_scan *s, uint64_t *reused, uint64_t *lines)
+{
+    *reused = s->shape_hits;
+    *lines = s->shape_lines;
+}
+
 int dx_scan_chunk(dx_scan *s, const char *data, size_t len, const dx_cand **cands, size_t *ncands,
                   ddx_error *err)
 {
@@ -1251,22 +1843,15 @@ int dx_scan_chunk_lines(dx_scan *s, const char *data, size_t len, const uint32_t
     s->data = data;
     s->len = len;
     s->oom = 0;
-    size_t off = 0;
-    /* hs_scan takes an unsigned int length */
-    while (s->m->db && off < len) {
-        size_t n = len - off;
-        if (n > (1u << 30))
-            n = 1u << 30;
-        hs_error_t rc = hs_scan(s->m->db, data + off, (unsigned)n, 0, s->scratch, on_match, s);
-        if (rc != HS_SUCCESS && rc != HS_SCAN_TERMINATED)
-            return dx_err(err, DDX_EIO, "pattern scan failed (Vectorscan error %d)", (int)rc);
-        if (s->oom)
-            return dx_err(err, DDX_ENOMEM, "out of memory while scanning");
-        off += n;
+    int rc, shaped = lines && nlines >= SHAPE_MIN_LINES && s->shape_mode != DX_SHAPES_OFF &&
+                     matcher_blind(s->m);
+    if (shaped && s->shape_skip) {
+        s->shape_skip--;
+        shaped = 0;
     }
-    sort_cands(s->cands, s->ncands);
-    if (s->m->nnative && native_cands(s, data, len, lines, nlines))
-        return dx_err(err, DDX_ENOMEM, "out of memory while scanning");
+    if ((rc = shaped ? shaped_scan(s, data, len, lines, nlines, err)
+                     : scan_whole(s, data, len, lines, nlines, err)))
+        return rc;
     *cands = s->cands;
     *ncands = s->ncands;
     return DDX_OK;

@@ -58,6 +58,22 @@ DX_HIDDEN int dx_scan_chunk(dx_scan *s, const char *data, size_t len, const dx_c
 DX_HIDDEN int dx_scan_chunk_lines(dx_scan *s, const char *data, size_t len, const uint32_t *lines,
                                   size_t nlines, const dx_cand **cands, size_t *ncands,
                                   ddx_error *err);
+/* The shape cache (match.c): a line whose shape (its text, every digit read as '0') the scan saw
+ * gets that shape's candidates without being scanned, in dx_scan_chunk_lines. ON by default;
+ * OFF scans every line; WRONG is for the test that shows a cache reusing wrong decisions fails
+ * it (its shape reads every letter alike too). */
+enum { DX_SHAPES_ON = 0, DX_SHAPES_OFF, DX_SHAPES_WRONG };
+/* An expression made digit-blind (no digit's value can change what it matches; each match of
+ * the original is one of it), a new string or NULL when out of memory; *sure 0 when it holds a
+ * construct the reading does not know (left as it is). */
+DX_HIDDEN char *dx_blind_expression(const char *expr, int *sure);
+/* Checks that every expression the matcher's database is compiled from is digit-blind (left
+ * as it is by dx_blind_expression, and sure): how many there are, or -1 with the first that is
+ * not in msg. */
+DX_HIDDEN int dx_matcher_exprs_blind(const dx_matcher *m, char *msg, size_t cap);
+DX_HIDDEN void dx_scan_shapes(dx_scan *s, int mode);
+/* The lines that got their shape's candidates, and the lines looked up, since s was made. */
+DX_HIDDEN void dx_scan_shape_stats(const dx_scan *s, uint64_t *reused, uint64_t *lines);
 /* Confirms signal sig on one line with PCRE2. Returns 1 on a match, 0 otherwise. */
 DX_HIDDEN int dx_scan_confirm(dx_scan *s, uint32_t sig, const char *line, size_t len);
 /* The same with PCRE2 even where the signal has a hand-written matcher (match.c), and whether it

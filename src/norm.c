@@ -577,11 +577,14 @@ static const char *glued_header(const char *p, size_t len)
     size_t role, h = tee_header(p, len, &role), r2;
     if (!h)
         return NULL;
-    for (const char *q = memmem(p + h, len - h, p, role); q;) {
-        size_t left = (size_t)(p + len - q);
-        if (tee_header(q, left, &r2) && r2 == role)
+    /* each '[' after the header that starts the same role (p starts with '['): memchr finds the
+     * few brackets of a line faster than memmem finds the role's text */
+    const char *end = p + len;
+    for (const char *q = memchr(p + h, '[', len - h); q;
+         q = q + 1 < end ? memchr(q + 1, '[', (size_t)(end - q - 1)) : NULL) {
+        size_t left = (size_t)(end - q);
+        if (left >= role && !memcmp(q, p, role) && tee_header(q, left, &r2) && r2 == role)
             return q;
-        q = left > role ? memmem(q + 1, left - 1, p, role) : NULL;
     }
     return NULL;
 }
