@@ -433,8 +433,8 @@ const dx_reading dx_reading_torchelastic = {
 static const dx_reading_fact la_facts[] = {
     {"job.launcher_failed_rank", "int",
      "the one rank a launcher saw fail while it stopped the others (torchelastic's agent line, "
-     "srun's task report, mp.spawn's ProcessExitedException), when that rank's own error is not "
-     "in the inputs"},
+     "DeepSpeed's launcher naming the failed worker's --local_rank, srun's task report, "
+     "mp.spawn's ProcessExitedException), when that rank's own error is not in the inputs"},
     {"job.launcher_exitcode", "int", "that rank's exit code as the launcher reported it"},
     {"job.spawn_stopped", "int",
      "the worker whose own exception mp.spawn reported (\"-- Process N terminated with the "
@@ -443,7 +443,7 @@ static const dx_reading_fact la_facts[] = {
      "one rank's failure ended the job"},
 };
 
-enum { LA_AGENT, LA_SRUN, LA_SPAWN, LA_FAILURES };
+enum { LA_AGENT, LA_SRUN, LA_SPAWN, LA_FAILURES, LA_DEEPSPEED };
 
 static const dx_signal la_patterns[] = {
     /* torchelastic's agent: "failed (exitcode: -9) local_rank: 3 (pid: 180497) of binary" */
@@ -469,6 +469,15 @@ static const dx_signal la_patterns[] = {
                      "torch/distributed/elastic/multiprocessing/errors/__init__.py "
                      "(ProcessFailure, a dataclass: its repr)",
                      0},
+    /* DeepSpeed's launcher, after a worker failed: "[launch.py:434:sigkill_handler]
+     * ['/usr/bin/python3', '-u', 'main.py', '--local_rank=0', ...] exits with return code = -9"
+     * (the failed worker's command line, its --local_rank among the arguments) */
+    [LA_DEEPSPEED] = {"job-deepspeed-exit", DX_ROLE_NOISE, 0,
+                      "sigkill_handler\\] \\[[^\\]]*'--local_rank=(?<rank>\\d+)'[^\\]]*\\] "
+                      "exits with return code = (?<code>-?\\d+)",
+                      "deepspeed/launcher/launch.py (sigkill_handler: logger.error of the failed "
+                      "worker's command and its return code)",
+                      0},
 };
 
 typedef struct la_state {
@@ -476,6 +485,7 @@ typedef struct la_state {
        and how many distinct ranks it reported */
     int agent_rank;
     int agent_code;
+    const char *agent_who; /* the launcher that reported it, as a report says it */
     int nagent;
     /* a launcher reported the failures itself (mp.spawn's exception, torchelastic's failures
        dict): it stopped the other workers */
@@ -551,13 +561,14 @@ int dx_spawn_raised(const dx_job_model *jm, uint32_t *lines)
     return st->raised;
 }
 
-static void la_agent(la_state *st, int r, int code)
+static void la_agent(la_state *st, int r, int code, const char *who)
 {
     if (r < 0 || r == st->agent_rank)
         return;
     if (st->agent_rank < 0) {
         st->agent_rank = r;
         st->agent_code = code;
+        st->agent_who = who;
     }
     st->nagent++;
 }
@@ -593,12 +604,13 @@ static int la_hit(dx_job_model *jm, void *stp, size_t row, const dx_hit *h)
         }
         return DDX_OK;
     }
-    if (row != LA_AGENT)
+    if (row != LA_AGENT && row != LA_DEEPSPEED)
         st->report = 1;
     dx_str sig;
     if (row == LA_SPAWN && st->exited < 0 && !(dx_hit_str(h, "sig", &sig) && sig.n))
         st->exited = r;
-    la_agent(st, r, row == LA_SPAWN ? spawn_code(h) : (int)dx_hit_ll(h, "code", 0));
+    la_agent(st, r, row == LA_SPAWN ? spawn_code(h) : (int)dx_hit_ll(h, "code", 0),
+             row == LA_DEEPSPEED ? "DeepSpeed's launcher" : "torchelastic's agent");
     return DDX_OK;
 }
 
@@ -632,9 +644,9 @@ static int la_finish(dx_job_model *jm, void *stp)
         return DDX_OK;
     if (st->nagent == 1)
         return dx_job_vote(jm, "launcher", st->agent_rank, 1,
-                           "launcher: torchelastic's agent saw local rank %d fail (exit code %d) "
-                           "and stopped the others",
-                           st->agent_rank, st->agent_code);
+                           "launcher: %s saw local rank %d fail (exit code %d) and stopped the "
+                           "others",
+                           st->agent_who, st->agent_rank, st->agent_code);
     if (st->nsrun == 1)
         return dx_job_vote(jm, "launcher", st->srun_rank, 1,
                            "launcher: srun: task %d exited with code %d; the others were stopped",
@@ -689,8 +701,11 @@ static int la_publish(dx_job_model *jm, void *stp, dx_facts *f)
     if (lr < 0)
         return DDX_OK;
     int rc = dx_job_fact(f, "job.launcher_failed_rank",
-                         st->nagent == 1 ? "torchelastic's agent: the one local rank that failed "
-                                           "while the others were stopped"
+                         st->nagent == 1 ? (strcmp(st->agent_who, "DeepSpeed's launcher")
+                                                ? "torchelastic's agent: the one local rank that "
+                                                  "failed while the others were stopped"
+                                                : "DeepSpeed's launcher: the one local rank that "
+                                                  "failed while the others were killed")
                                          : "srun: the one task that exited with an error",
                          "%d", lr);
     return rc ? rc
@@ -700,8 +715,9 @@ static int la_publish(dx_job_model *jm, void *stp, dx_facts *f)
 
 const dx_reading dx_reading_launcher = {
     .name = "launcher",
-    .doc = "the one local rank torchelastic's agent (or mp.spawn, or the failures dict) or srun "
-           "saw fail while it stopped the others; votes for it when no table names a rank",
+    .doc = "the one local rank torchelastic's agent (or DeepSpeed's launcher, mp.spawn, the "
+           "failures dict) or srun saw fail while it stopped the others; votes for it when no "
+           "table names a rank",
     .facts = la_facts,
     .nfacts = DX_ARRAY_LEN(la_facts),
     .patterns = la_patterns,
