@@ -130,17 +130,23 @@ void dx_piece_scan(dx_piece *p, dx_scan *s)
     }
 }
 
-static void piece_free(dx_piece *p)
+void dx_piece_fini(dx_piece *p)
 {
-    if (!p)
-        return;
-    dx_free(p->copy);
     dx_norm_fini(&p->norm);
     dx_free(p->off);
     dx_free(p->rank);
     dx_free(p->cl);
     dx_free(p->hits);
     dx_free(p->ovs);
+    memset(p, 0, sizeof *p);
+}
+
+static void piece_free(dx_piece *p)
+{
+    if (!p)
+        return;
+    dx_free(p->copy);
+    dx_piece_fini(p);
     dx_free(p);
 }
 

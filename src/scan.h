@@ -79,6 +79,9 @@ typedef struct dx_piece {
 
 /* Scans piece p (kind DX_PIECE_CHUNK) with s: sets everything under "what the scan found". */
 DX_HIDDEN void dx_piece_scan(dx_piece *p, dx_scan *s);
+/* Frees what a piece holds (its line index, candidates, normalised text; not the copy of its
+ * chunk) and zeroes it. */
+DX_HIDDEN void dx_piece_fini(dx_piece *p);
 /* Line i of p: its text and length (without the '\n'). */
 DX_HIDDEN const char *dx_piece_line(const dx_piece *p, size_t i, size_t *len);
 /* The physical line number line i of p starts on. */

@@ -188,17 +188,6 @@ static void piece_scan(dx_piece *p, dx_scan *s, const char *text, size_t n)
     assert_int_equal(p->rc, DDX_OK);
 }
 
-static void piece_fini(dx_piece *p)
-{
-    dx_norm_fini(&p->norm);
-    dx_free(p->off);
-    dx_free(p->rank);
-    dx_free(p->cl);
-    dx_free(p->hits);
-    dx_free(p->ovs);
-    memset(p, 0, sizeof *p);
-}
-
 /* Whether two scans of the same text found the same: hits (line, signal, where its captures
  * are, each offset) and lines with candidates (their attribution). */
 static int same_scan(const dx_piece *a, const dx_piece *b, const char *what)
@@ -251,8 +240,8 @@ static size_t compare(const ddx_kb *kb, const dx_buf *text, char *(*vary)(const 
             piece_scan(&b, off, pass[k], n);
             *hits += b.nhits;
             differ += !same_scan(&a, &b, mode == DX_SHAPES_WRONG ? NULL : "a chunk");
-            piece_fini(&a);
-            piece_fini(&b);
+            dx_piece_fini(&a);
+            dx_piece_fini(&b);
         }
         free(first);
         free(second);
