@@ -604,7 +604,8 @@ static int la_hit(dx_job_model *jm, void *stp, size_t row, const dx_hit *h)
         }
         return DDX_OK;
     }
-    if (row != LA_AGENT && row != LA_DEEPSPEED)
+    /* (DeepSpeed's sigkill_handler kills every other worker as it reports the failed one) */
+    if (row != LA_AGENT)
         st->report = 1;
     dx_str sig;
     if (row == LA_SPAWN && st->exited < 0 && !(dx_hit_str(h, "sig", &sig) && sig.n))
