@@ -480,12 +480,30 @@ static const dx_signal la_patterns[] = {
                       0},
 };
 
+/* Which launcher a report of one failed rank came from, as the vote and the fact say it (mp.spawn's
+ * and the failures dict's reports read as the agent's, their launcher being torchelastic's) */
+#define LA_AGENT_WHO                                                                               \
+    {                                                                                              \
+        "torchelastic's agent",                                                                    \
+            "torchelastic's agent: the one local rank that failed while the others were stopped"   \
+    }
+static const struct {
+    const char *name, *fact;
+} la_who[] = {
+    [LA_AGENT] = LA_AGENT_WHO,
+    [LA_SPAWN] = LA_AGENT_WHO,
+    [LA_FAILURES] = LA_AGENT_WHO,
+    [LA_DEEPSPEED] = {"DeepSpeed's launcher",
+                      "DeepSpeed's launcher: the one local rank that failed while the others were "
+                      "killed"},
+};
+
 typedef struct la_state {
     /* the local rank the agent saw fail ("failed (exitcode: -9) local_rank: 3"), the first one,
        and how many distinct ranks it reported */
     int agent_rank;
     int agent_code;
-    const char *agent_who; /* the launcher that reported it, as a report says it */
+    int agent_row; /* the pattern that reported it (la_who: which launcher that is) */
     int nagent;
     /* a launcher reported the failures itself (mp.spawn's exception, torchelastic's failures
        dict): it stopped the other workers */
@@ -561,14 +579,14 @@ int dx_spawn_raised(const dx_job_model *jm, uint32_t *lines)
     return st->raised;
 }
 
-static void la_agent(la_state *st, int r, int code, const char *who)
+static void la_agent(la_state *st, int r, int code, int row)
 {
     if (r < 0 || r == st->agent_rank)
         return;
     if (st->agent_rank < 0) {
         st->agent_rank = r;
         st->agent_code = code;
-        st->agent_who = who;
+        st->agent_row = row;
     }
     st->nagent++;
 }
@@ -610,8 +628,7 @@ static int la_hit(dx_job_model *jm, void *stp, size_t row, const dx_hit *h)
     dx_str sig;
     if (row == LA_SPAWN && st->exited < 0 && !(dx_hit_str(h, "sig", &sig) && sig.n))
         st->exited = r;
-    la_agent(st, r, row == LA_SPAWN ? spawn_code(h) : (int)dx_hit_ll(h, "code", 0),
-             row == LA_DEEPSPEED ? "DeepSpeed's launcher" : "torchelastic's agent");
+    la_agent(st, r, row == LA_SPAWN ? spawn_code(h) : (int)dx_hit_ll(h, "code", 0), (int)row);
     return DDX_OK;
 }
 
@@ -647,7 +664,7 @@ static int la_finish(dx_job_model *jm, void *stp)
         return dx_job_vote(jm, "launcher", st->agent_rank, 1,
                            "launcher: %s saw local rank %d fail (exit code %d) and stopped the "
                            "others",
-                           st->agent_who, st->agent_rank, st->agent_code);
+                           la_who[st->agent_row].name, st->agent_rank, st->agent_code);
     if (st->nsrun == 1)
         return dx_job_vote(jm, "launcher", st->srun_rank, 1,
                            "launcher: srun: task %d exited with code %d; the others were stopped",
@@ -702,11 +719,7 @@ static int la_publish(dx_job_model *jm, void *stp, dx_facts *f)
     if (lr < 0)
         return DDX_OK;
     int rc = dx_job_fact(f, "job.launcher_failed_rank",
-                         st->nagent == 1 ? (strcmp(st->agent_who, "DeepSpeed's launcher")
-                                                ? "torchelastic's agent: the one local rank that "
-                                                  "failed while the others were stopped"
-                                                : "DeepSpeed's launcher: the one local rank that "
-                                                  "failed while the others were killed")
+                         st->nagent == 1 ? la_who[st->agent_row].fact
                                          : "srun: the one task that exited with an error",
                          "%d", lr);
     return rc ? rc
